@@ -1,0 +1,86 @@
+// Invariant: configuration is read from the environment once, by one zod schema per process,
+// before anything starts. A wrong value stops the process with every problem listed, never the
+// first one only. Nothing else in the code base reads process.env.
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const optionalUrl = (protocols: readonly string[]) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional()
+    .refine((v) => v === undefined || protocols.some((p) => v.startsWith(p)), {
+      message: `must start with ${protocols.join(' or ')}`,
+    });
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Fields every process shares. */
+export const commonSchema = z.object({
+  DATA_DIR: z.string().min(1).default('./data'),
+  DEFAULT_SHORT_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+(:\d+)?$/i, 'must be a host name, optionally with :port')
+    .default('localhost:8080'),
+  DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
+  REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  CLICKHOUSE_URL: optionalUrl(['http://', 'https://']),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Prefix of every Redis key and channel, so that several deployments (or test runs) share a server. */
+  REDIS_PREFIX: z.string().default('shortlink:'),
+});
+
+export const apiSchema = commonSchema.extend({
+  API_PORT: port.default(3000),
+  API_HOST: z.string().default('0.0.0.0'),
+});
+
+export const redirectorSchema = commonSchema.extend({
+  REDIRECT_PORT: port.default(8080),
+  REDIRECT_HOST: z.string().default('0.0.0.0'),
+  REDIRECT_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** Entries of the in-process link cache; 0 disables the LRU tier (bench: warm path). */
+  LINK_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
+  /** Lets the preview fetcher reach loopback/private addresses. Tests only. */
+  PREVIEW_ALLOW_PRIVATE: bool.default(false),
+});
+
+export const startSchema = apiSchema.merge(redirectorSchema);
+
+export type CommonConfig = z.infer<typeof commonSchema>;
+export type ApiConfig = z.infer<typeof apiSchema>;
+export type RedirectorConfig = z.infer<typeof redirectorSchema>;
+export type StartConfig = z.infer<typeof startSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment with `schema`; throws a ConfigError naming every bad variable. */
+export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  // Unset and empty mean "default" for every variable.
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+}
+
+/** Parses or exits the process with status 2 after printing every problem. */
+export function loadConfigOrExit<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  try {
+    return parseConfig(schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

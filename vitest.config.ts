@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', 'data/**', '.tmp/**'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // Two cores: black-box suites boot whole services, so keep file concurrency modest.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
