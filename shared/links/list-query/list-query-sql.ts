@@ -1,0 +1,73 @@
+// Invariant: a compiled list filter is a postgres.js fragment whose SQL text comes only from the
+// fixed column map and operators below; every value from the query (and the default short
+// domain) travels as a bound parameter, never as SQL text. The fragment expects the aliases of
+//   from links l left join domains d on d.id = l.domain_id and d.active
+import type postgres from 'postgres';
+import type { Sql } from '../../db/database.ts';
+import type { BooleanField, EnumField, ListQueryNode, StringField } from './list-query-ast.ts';
+
+export type ListQueryFragment = postgres.PendingQuery<postgres.Row[]>;
+
+export interface ListQueryContext {
+  /** Host of smart links whose link has no active custom domain, e.g. `sho.rt`. */
+  readonly defaultShortDomain: string;
+}
+
+type ColumnField = Exclude<StringField, 'smartLink'> | BooleanField | EnumField;
+
+function column(sql: Sql, field: ColumnField): ListQueryFragment {
+  switch (field) {
+    case 'url':
+      return sql`l.url`;
+    case 'shortCode':
+      return sql`l.short_code`;
+    case 'shortLinkName':
+      return sql`l.short_link_name`;
+    case 'createdBy':
+      return sql`l.created_by`;
+    case 'updatedBy':
+      return sql`l.updated_by`;
+    case 'isActive':
+      return sql`l.is_active`;
+    case 'enableCustomMetadata':
+      return sql`l.enable_custom_metadata`;
+    case 'cloakEnabled':
+      return sql`l.cloak_enabled`;
+    case 'createdVia':
+      return sql`l.created_via`;
+    case 'lastModifiedVia':
+      return sql`l.last_modified_via`;
+  }
+}
+
+/**
+ * The smart link is computed, so it cannot be indexed; the equality on the part after the last
+ * '/' (short codes never contain '/') is implied by it and lets Postgres use the short_code index.
+ */
+function smartLinkEquals(sql: Sql, value: string, ctx: ListQueryContext): ListQueryFragment {
+  const codeSuffix = value.slice(value.lastIndexOf('/') + 1);
+  return sql`(l.short_code = ${codeSuffix}::text and ('https://' || coalesce(d.host, ${ctx.defaultShortDomain}::text) || '/' || l.short_code) = ${value}::text)`;
+}
+
+/** Turns a parsed filter into a boolean SQL fragment over `links l` / `domains d`. */
+export function compileListQuery(node: ListQueryNode, sql: Sql, ctx: ListQueryContext): ListQueryFragment {
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      // postgres.js joins an array of fragments with single spaces.
+      const parts = node.operands.flatMap((operand, i) => {
+        const compiled = compileListQuery(operand, sql, ctx);
+        if (i === 0) return [compiled];
+        return [node.kind === 'and' ? sql`and` : sql`or`, compiled];
+      });
+      return sql`(${parts})`;
+    }
+    case 'string':
+      if (node.field === 'smartLink') return smartLinkEquals(sql, node.value, ctx);
+      return sql`${column(sql, node.field)} = ${node.value}::text`;
+    case 'boolean':
+      return sql`${column(sql, node.field)} = ${node.value}`;
+    case 'enum':
+      return sql`${column(sql, node.field)} = ${node.value}::text`;
+  }
+}
