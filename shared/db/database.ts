@@ -6,6 +6,7 @@ import { openEmbeddedPostgres } from './embedded-postgres.ts';
 import { migrate } from './migrate.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
+export type Tx = postgres.TransactionSql<Record<string, never>>;
 
 export interface Database {
   sql: Sql;

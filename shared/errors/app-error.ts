@@ -42,3 +42,16 @@ export function errorEnvelope(errors: readonly ErrorObject[]): { errors: ErrorOb
 export function internalError(): AppError {
   return new AppError('SML001');
 }
+
+/** Several errors of one class answered together (e.g. every SML002 of a body). */
+export class AppErrorList extends Error {
+  constructor(readonly errors: readonly AppError[]) {
+    super(errors.map((e) => e.message).join('; '));
+    this.name = 'AppErrorList';
+    if (errors.length === 0) throw new Error('AppErrorList needs at least one error');
+  }
+
+  get status(): number {
+    return this.errors[0]!.status;
+  }
+}

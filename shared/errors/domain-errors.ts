@@ -44,10 +44,12 @@ export const featureNotAvailable = (feature: string, currentPlan: Plan, suggeste
     suggestedUpgradeTo,
   });
 
-export const linkQuotaExceeded = (current: number, limit: number, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>
-  new AppError('QE001', `Plan quota LINKS_PER_MONTH exceeded (${current}/${limit})`, {
+export type HardQuota = 'LINKS_PER_MONTH' | 'CUSTOM_DOMAINS' | 'SEATS';
+
+export const quotaExceeded = (quota: HardQuota, current: number, limit: number, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>
+  new AppError('QE001', `Plan quota ${quota} exceeded (${current}/${limit})`, {
     kind: 'quota_exceeded',
-    quota: 'LINKS_PER_MONTH',
+    quota,
     current,
     limit,
     currentPlan,

@@ -1,0 +1,35 @@
+// Invariant: analytics routes check key, scope and their own rate-limit bucket first, then the
+// plan feature (export: ANALYTICS_EXPORT, 402 FE001), then hand the query string to the
+// analytics read port. Exports stream straight to the socket.
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { featureNotAvailable } from '../../shared/errors/domain-errors.ts';
+import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
+import type { ApiDeps } from '../api-deps.ts';
+import { authorize } from '../authorize.ts';
+import type { AnalyticsReads } from './analytics-reads.ts';
+
+function reads(deps: ApiDeps): AnalyticsReads {
+  if (!deps.analytics) throw new AppError('SML001');
+  return deps.analytics;
+}
+
+export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.get('/link/external/v1/analytics/events', async (request) => {
+    const principal = await authorize(deps, request, 'analytics:read', 'analytics_events');
+    return { response: await reads(deps).list(principal.org, request.query as Record<string, unknown>) };
+  });
+
+  app.get('/link/external/v1/analytics/events/export', async (request, reply) => {
+    const principal = await authorize(deps, request, 'analytics:export', 'analytics_export');
+    const { plan } = principal.org;
+    if (!planHasFeature(plan, 'ANALYTICS_EXPORT')) {
+      throw featureNotAvailable('ANALYTICS_EXPORT', plan, suggestFeatureUpgrade(plan, 'ANALYTICS_EXPORT'));
+    }
+    const file = await reads(deps).export(principal.org, request.query as Record<string, unknown>);
+    reply.header('content-type', file.contentType);
+    reply.header('content-disposition', `attachment; filename="${file.filename}"`);
+    return reply.send(Readable.from(file.body));
+  });
+}

@@ -1,0 +1,88 @@
+// Invariant: mobile apps are never deleted, only deactivated; mobileAppId is 12 characters of
+// [A-Za-z0-9+/] from a CSPRNG and is passed verbatim everywhere (never URL-encoded or split).
+import { randomInt } from 'node:crypto';
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+
+export const PLATFORMS = ['IOS', 'ANDROID', 'WEB'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export interface MobileApp {
+  appId: number;
+  mobileAppId: string;
+  orgId: string;
+  name: string;
+  platform: Platform;
+  storeUrl: string;
+  active: boolean;
+}
+
+interface AppRow {
+  id: string;
+  mobile_app_id: string;
+  org_id: string;
+  name: string;
+  platform: Platform;
+  store_url: string;
+  active: boolean;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+export function generateMobileAppId(): string {
+  let id = '';
+  for (let i = 0; i < 12; i++) id += ALPHABET[randomInt(ALPHABET.length)];
+  return id;
+}
+
+const fromRow = (r: AppRow): MobileApp => ({
+  appId: Number(r.id),
+  mobileAppId: r.mobile_app_id,
+  orgId: r.org_id,
+  name: r.name,
+  platform: r.platform,
+  storeUrl: r.store_url,
+  active: r.active,
+});
+
+const appNotFound = (id: string) => new AppError('EN001', `Mobile app '${id}' not found`);
+
+export async function registerApp(sql: Sql, input: { orgId: string; name: string; platform: Platform; storeUrl: string }): Promise<MobileApp> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [row] = await sql<AppRow[]>`
+      insert into mobile_apps (mobile_app_id, org_id, name, platform, store_url)
+      values (${generateMobileAppId()}, ${input.orgId}, ${input.name}, ${input.platform}, ${input.storeUrl})
+      on conflict (mobile_app_id) do nothing
+      returning *`;
+    if (row) return fromRow(row);
+  }
+  throw new Error('could not allocate a unique mobileAppId');
+}
+
+export async function updateStoreUrl(sql: Sql, orgId: string, mobileAppId: string, storeUrl: string): Promise<MobileApp> {
+  const [row] = await sql<AppRow[]>`
+    update mobile_apps set store_url = ${storeUrl}, updated_at = now()
+    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`;
+  if (!row) throw appNotFound(mobileAppId);
+  return fromRow(row);
+}
+
+export async function removeApp(sql: Sql, orgId: string, mobileAppId: string): Promise<MobileApp> {
+  const [row] = await sql<AppRow[]>`
+    update mobile_apps set active = false, updated_at = now()
+    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`;
+  if (!row) throw appNotFound(mobileAppId);
+  return fromRow(row);
+}
+
+/** Apps of the organisation with these ids (active or not), keyed by mobileAppId. */
+export async function findApps(sql: Sql, orgId: string, mobileAppIds: readonly string[]): Promise<Map<string, MobileApp>> {
+  if (mobileAppIds.length === 0) return new Map();
+  const rows = await sql<AppRow[]>`select * from mobile_apps where org_id = ${orgId} and mobile_app_id = any(${[...mobileAppIds]})`;
+  return new Map(rows.map((r) => [r.mobile_app_id, fromRow(r)]));
+}
+
+export async function listApps(sql: Sql, orgId: string): Promise<MobileApp[]> {
+  const rows = await sql<AppRow[]>`select * from mobile_apps where org_id = ${orgId} order by id`;
+  return rows.map(fromRow);
+}

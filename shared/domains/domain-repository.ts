@@ -1,0 +1,73 @@
+// Invariant: a host is active for at most one organisation at a time, and an organisation has at
+// most one active primary domain. Removing a domain deactivates it; links keep their domain_id and
+// fall back to the default short domain when read.
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+import { quotaExceeded } from '../errors/domain-errors.ts';
+import { suggestLimitUpgrade } from '../orgs/plans.ts';
+import type { Organization } from '../orgs/organization.ts';
+
+export interface Domain {
+  id: number;
+  orgId: string;
+  host: string;
+  isPrimary: boolean;
+  active: boolean;
+}
+
+interface DomainRow {
+  id: string;
+  org_id: string;
+  host: string;
+  is_primary: boolean;
+  active: boolean;
+}
+
+const fromRow = (r: DomainRow): Domain => ({ id: Number(r.id), orgId: r.org_id, host: r.host, isPrimary: r.is_primary, active: r.active });
+
+const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+
+export function normalizeHost(host: string): string {
+  return host.trim().toLowerCase().replace(/\.$/, '');
+}
+
+export async function addDomain(sql: Sql, org: Organization, hostInput: string, primary: boolean): Promise<Domain> {
+  const host = normalizeHost(hostInput);
+  if (!HOST.test(host)) throw new AppError('VE001', `'${hostInput}' is not a valid host name`);
+  return sql.begin(async (tx) => {
+    await tx`select id from organizations where id = ${org.id} for update`;
+    const [count] = await tx<{ n: number }[]>`select count(*)::int as n from domains where org_id = ${org.id} and active`;
+    const n = count?.n ?? 0;
+    if (n >= org.limits.customDomains) throw quotaExceeded('CUSTOM_DOMAINS', n, org.limits.customDomains, org.plan, suggestLimitUpgrade(org.plan, 'customDomains'));
+    const [taken] = await tx<{ id: string }[]>`select id from domains where host = ${host} and active`;
+    if (taken) throw new AppError('SML004', 'DB Write exception', { field: 'host', reason: 'TAKEN' });
+    if (primary) await tx`update domains set is_primary = false where org_id = ${org.id} and active and is_primary`;
+    const [row] = await tx<DomainRow[]>`
+      insert into domains (org_id, host, is_primary) values (${org.id}, ${host}, ${primary}) returning *`;
+    return fromRow(row!);
+  }) as Promise<Domain>;
+}
+
+export async function removeDomain(sql: Sql, orgId: string, hostInput: string): Promise<Domain> {
+  const host = normalizeHost(hostInput);
+  const [row] = await sql<DomainRow[]>`
+    update domains set active = false, is_primary = false, removed_at = now()
+    where org_id = ${orgId} and host = ${host} and active returning *`;
+  if (!row) throw new AppError('EN001', `Domain '${host}' not found`);
+  return fromRow(row);
+}
+
+export async function findActiveDomain(sql: Sql, orgId: string, hostInput: string): Promise<Domain | null> {
+  const [row] = await sql<DomainRow[]>`select * from domains where org_id = ${orgId} and host = ${normalizeHost(hostInput)} and active`;
+  return row ? fromRow(row) : null;
+}
+
+export async function findPrimaryDomain(sql: Sql, orgId: string): Promise<Domain | null> {
+  const [row] = await sql<DomainRow[]>`select * from domains where org_id = ${orgId} and active and is_primary`;
+  return row ? fromRow(row) : null;
+}
+
+export async function listDomains(sql: Sql, orgId: string): Promise<Domain[]> {
+  const rows = await sql<DomainRow[]>`select * from domains where org_id = ${orgId} order by id`;
+  return rows.map(fromRow);
+}

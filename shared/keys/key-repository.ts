@@ -1,0 +1,67 @@
+// Invariant: keys are looked up only by the hash of their value; a revoked key is never
+// returned, and revocation is permanent (no code path clears revoked_at).
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+import { duplicateLabel, invalidApiKey } from '../errors/domain-errors.ts';
+import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from '../orgs/organization.ts';
+import { generateApiKey, hashApiKey, KEY_LABEL_PATTERN, SCOPES, type Scope } from './api-key.ts';
+
+export interface ApiKeyInfo {
+  id: string;
+  label: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Principal {
+  keyId: string;
+  label: string;
+  scopes: readonly Scope[];
+  org: Organization;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+export async function createApiKey(sql: Sql, orgId: string, label: string, scopes: readonly Scope[] = SCOPES): Promise<{ id: string; label: string; key: string; scopes: Scope[] }> {
+  if (!KEY_LABEL_PATTERN.test(label)) {
+    throw new AppError('SML002', 'label: must be 3 to 100 characters of letters, digits, spaces and . , _ - ( )');
+  }
+  const key = generateApiKey();
+  try {
+    const [row] = await sql<{ id: string }[]>`
+      insert into api_keys (org_id, label, key_hash, scopes)
+      values (${orgId}, ${label}, ${hashApiKey(key)}, ${[...scopes]})
+      returning id`;
+    return { id: row!.id, label, key, scopes: [...scopes] };
+  } catch (err) {
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateLabel();
+    throw err;
+  }
+}
+
+export async function revokeApiKey(sql: Sql, orgId: string, label: string): Promise<ApiKeyInfo> {
+  const [row] = await sql<{ id: string; label: string; scopes: Scope[]; created_at: string; revoked_at: string | null }[]>`
+    update api_keys set revoked_at = coalesce(revoked_at, now())
+    where org_id = ${orgId} and label = ${label}
+    returning id, label, scopes, created_at, revoked_at`;
+  if (!row) throw new AppError('EN001', `API key with label '${label}' not found`);
+  return { id: row.id, label: row.label, scopes: row.scopes, createdAt: row.created_at, revokedAt: row.revoked_at };
+}
+
+export async function listApiKeys(sql: Sql, orgId: string): Promise<ApiKeyInfo[]> {
+  const rows = await sql<{ id: string; label: string; scopes: Scope[]; created_at: string; revoked_at: string | null }[]>`
+    select id, label, scopes, created_at, revoked_at from api_keys where org_id = ${orgId} order by created_at, label`;
+  return rows.map((r) => ({ id: r.id, label: r.label, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
+}
+
+/** The principal behind a key value, or SML003 for a missing, unknown or revoked key. */
+export async function authenticate(sql: Sql, key: string | undefined): Promise<Principal> {
+  if (!key) throw invalidApiKey();
+  const [row] = await sql<(OrganizationRow & { key_id: string; label: string; scopes: Scope[] })[]>`
+    select k.id as key_id, k.label, k.scopes, ${sql.unsafe(ORG_COLUMNS.split(', ').map((c) => `o.${c}`).join(', '))}
+    from api_keys k join organizations o on o.id = k.org_id
+    where k.key_hash = ${hashApiKey(key)} and k.revoked_at is null`;
+  if (!row) throw invalidApiKey();
+  return { keyId: row.key_id, label: row.label, scopes: row.scopes, org: organizationFromRow(row) };
+}

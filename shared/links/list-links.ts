@@ -1,0 +1,58 @@
+// Invariant: the list endpoint reads only the caller's organisation, ordered by createdAt
+// descending then by insertion sequence (stable across pages), and never answers 404: no match is
+// an empty page. size is 1…100, page ≥ 0 (DECISIONS).
+import { findAppsForOrg } from '../apps/find-apps-for-org.ts';
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+import { constraintViolated } from '../errors/domain-errors.ts';
+import { compileListQuery } from './list-query/list-query-sql.ts';
+import { parseListQuery } from './list-query/list-query-parser.ts';
+import { LINK_SELECT, type LinkRow } from './link-row.ts';
+import { toLinkView, type LinkView } from './link-view.ts';
+
+export interface ListRequest {
+  page: number;
+  size: number;
+  query: string | null;
+}
+
+export interface ListResponse {
+  data: LinkView[];
+  page: { size: number; number: number; totalElements: number; totalPages: number };
+}
+
+function intParam(name: string, raw: unknown, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw.trim())) throw new AppError('VE001', `${name}: must be an integer`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw constraintViolated(max === Number.MAX_SAFE_INTEGER ? `${name}: must be greater than or equal to ${min}` : `${name}: size must be between ${min} and ${max}`);
+  return n;
+}
+
+export function parseListRequest(query: Record<string, unknown>): ListRequest {
+  const q = query.query;
+  if (q !== undefined && typeof q !== 'string') throw new AppError('VE001', 'query: must be given once');
+  return {
+    page: intParam('page', query.page, 0, 0, Number.MAX_SAFE_INTEGER),
+    size: intParam('size', query.size, 20, 1, 100),
+    query: q === undefined || q.trim() === '' ? null : q,
+  };
+}
+
+export async function listLinks(sql: Sql, orgId: string, req: ListRequest, defaultShortDomain: string): Promise<ListResponse> {
+  const node = req.query === null ? null : parseListQuery(req.query);
+  const where = node === null ? sql`true` : compileListQuery(node, sql, { defaultShortDomain });
+  const [count] = await sql<{ total: number }[]>`
+    select count(*)::int as total from links l left join domains d on d.id = l.domain_id and d.active
+    where l.org_id = ${orgId} and ${where}`;
+  const totalElements = count?.total ?? 0;
+  const rows = await sql<LinkRow[]>`
+    ${sql.unsafe(LINK_SELECT)} where l.org_id = ${orgId} and ${where}
+    order by l.created_at desc, l.seq desc
+    limit ${req.size} offset ${req.page * req.size}`;
+  const apps = await findAppsForOrg(sql, orgId, rows);
+  return {
+    data: rows.map((r) => toLinkView(r, apps, { defaultShortDomain, includeAppId: false })),
+    page: { size: req.size, number: req.page, totalElements, totalPages: Math.ceil(totalElements / req.size) },
+  };
+}

@@ -1,0 +1,178 @@
+// Invariant: every create or update of a link, from the API or the admin CLI, goes through
+// saveLink: validate → check references (domain, apps) → check plan features → one transaction
+// (TAKEN/RESERVED, quota, write) → publish the invalidation after commit. Updates merge: only the
+// members the request carries change; `url` is always required.
+import { findAppsForOrg } from '../apps/find-apps-for-org.ts';
+import { findApps, type MobileApp } from '../apps/mobile-app-repository.ts';
+import type { Invalidation } from '../bus/invalidation-bus.ts';
+import type { Sql, Tx } from '../db/database.ts';
+import { AppError, AppErrorList } from '../errors/app-error.ts';
+import { customDomainInactive, deepLinkRejected, featureNotAvailable, shortCodeRejected } from '../errors/domain-errors.ts';
+import { findActiveDomain, findPrimaryDomain } from '../domains/domain-repository.ts';
+import type { Organization } from '../orgs/organization.ts';
+import { planHasFeature, suggestFeatureUpgrade } from '../orgs/plans.ts';
+import { consumeLinkSlot } from '../quotas/link-quota.ts';
+import { LINK_SELECT, type LinkRow, type StoredDeepLink } from './link-row.ts';
+import { parseSaveLinkRequest, type DeepLinkRequest, type SaveLinkRequest } from './link-request.ts';
+import { toLinkView, type LinkView } from './link-view.ts';
+import { generateShortCode, isReservedShortCode, isValidShortCode } from './short-code.ts';
+
+export type ChangeSource = 'INTERNAL' | 'EXTERNAL';
+
+export interface Actor {
+  org: Organization;
+  /** `api-key:<label>` or an e-mail address. */
+  attribution: string;
+  via: ChangeSource;
+}
+
+export interface LinkServiceDeps {
+  sql: Sql;
+  defaultShortDomain: string;
+  publish(message: Invalidation): Promise<void>;
+  /** Called after a committed save with the destination URL, to refresh its preview in the background. */
+  onDestinationSaved?(url: string): void;
+  now(): number;
+}
+
+export interface SaveOutcome {
+  view: LinkView;
+  created: boolean;
+}
+
+async function resolveDeepLinks(sql: Sql, org: Organization, entries: readonly DeepLinkRequest[]): Promise<{ stored: StoredDeepLink[]; apps: Map<string, MobileApp> }> {
+  for (const e of entries) {
+    if (e.mobileAppId === null || e.mobileAppId === undefined || e.mobileAppId.trim() === '') throw deepLinkRejected(e.mobileAppId ?? null);
+  }
+  const ids = entries.map((e) => e.mobileAppId as string);
+  const apps = await findApps(sql, org.id, ids);
+  const stored = entries.map((e): StoredDeepLink => {
+    const app = apps.get(e.mobileAppId as string);
+    if (!app || !app.active) throw deepLinkRejected(e.mobileAppId as string);
+    return {
+      appRowId: app.appId,
+      mobileAppId: app.mobileAppId,
+      deeplinkUrl: e.deeplinkUrl ?? null,
+      fallbackUrl: e.fallbackUrl ?? null,
+      linkBehaviour: e.linkBehaviour ?? null,
+      fallbackEnabled: e.fallbackEnabled ?? false,
+    };
+  });
+  return { stored, apps };
+}
+
+/** Value for a nullable text column on update: absent keeps, null clears. */
+const keepOr = <T>(incoming: T | null | undefined, current: T | null): T | null => (incoming === undefined ? current : incoming);
+/** Booleans: absent or null keeps the stored value. */
+const keepBool = (incoming: boolean | null | undefined, current: boolean): boolean => incoming ?? current;
+
+interface Prepared {
+  req: SaveLinkRequest;
+  domainId: number | null | undefined;
+  deepLinks: StoredDeepLink[] | undefined;
+}
+
+async function prepare(deps: LinkServiceDeps, actor: Actor, body: unknown): Promise<Prepared> {
+  const parsed = parseSaveLinkRequest(body);
+  if (!parsed.ok) throw new AppErrorList(parsed.errors);
+  const req = parsed.value;
+  if (req.shortCode !== undefined && req.shortCode !== null && !isValidShortCode(req.shortCode)) throw shortCodeRejected('FORMAT');
+
+  let domainId: number | null | undefined;
+  if (req.customDomain !== undefined && req.customDomain !== null) {
+    const domain = await findActiveDomain(deps.sql, actor.org.id, req.customDomain);
+    if (!domain) throw customDomainInactive(req.customDomain);
+    domainId = domain.id;
+  }
+  // Absent or null keeps the stored entries; [] clears them.
+  const deepLinks = req.deepLinks ? (await resolveDeepLinks(deps.sql, actor.org, req.deepLinks)).stored : undefined;
+  if (req.enableCustomMetadata === true && !planHasFeature(actor.org.plan, 'METADATA_PREVIEW')) {
+    throw featureNotAvailable('METADATA_PREVIEW', actor.org.plan, suggestFeatureUpgrade(actor.org.plan, 'METADATA_PREVIEW'));
+  }
+  return { req, domainId, deepLinks };
+}
+
+async function insertLink(tx: Tx, actor: Actor, p: Prepared, code: string, defaultDomainId: number | null): Promise<LinkRow | null> {
+  const r = p.req;
+  const [row] = await tx<LinkRow[]>`
+    insert into links (org_id, short_code, url, short_link_name, domain_id, is_active, cloak_enabled,
+      utm_source, utm_medium, utm_campaign, enable_custom_metadata, custom_metadata_title,
+      custom_metadata_description, custom_metadata_image_url, deep_links,
+      created_by, updated_by, created_via, last_modified_via)
+    values (${actor.org.id}, ${code}, ${r.url}, ${r.shortLinkName ?? null}, ${p.domainId ?? defaultDomainId},
+      ${r.isActive ?? true}, ${r.cloakEnabled ?? false}, ${r.utmSource ?? null}, ${r.utmMedium ?? null},
+      ${r.utmCampaign ?? null}, ${r.enableCustomMetadata ?? false}, ${r.customMetadataTitle ?? null},
+      ${r.customMetadataDescription ?? null}, ${r.customMetadataImageUrl ?? null},
+      ${tx.json((p.deepLinks ?? []) as unknown as Parameters<Tx['json']>[0])},
+      ${actor.attribution}, ${actor.attribution}, ${actor.via}, ${actor.via})
+    on conflict (short_code) do nothing
+    returning id`;
+  return row ?? null;
+}
+
+async function updateLink(tx: Tx, actor: Actor, p: Prepared, cur: LinkRow): Promise<void> {
+  const r = p.req;
+  await tx`
+    update links set
+      url = ${r.url},
+      short_link_name = ${keepOr(r.shortLinkName, cur.short_link_name)},
+      domain_id = ${p.domainId === undefined ? cur.domain_id : p.domainId},
+      is_active = ${keepBool(r.isActive, cur.is_active)},
+      cloak_enabled = ${keepBool(r.cloakEnabled, cur.cloak_enabled)},
+      utm_source = ${keepOr(r.utmSource, cur.utm_source)},
+      utm_medium = ${keepOr(r.utmMedium, cur.utm_medium)},
+      utm_campaign = ${keepOr(r.utmCampaign, cur.utm_campaign)},
+      enable_custom_metadata = ${keepBool(r.enableCustomMetadata, cur.enable_custom_metadata)},
+      custom_metadata_title = ${keepOr(r.customMetadataTitle, cur.custom_metadata_title)},
+      custom_metadata_description = ${keepOr(r.customMetadataDescription, cur.custom_metadata_description)},
+      custom_metadata_image_url = ${keepOr(r.customMetadataImageUrl, cur.custom_metadata_image_url)},
+      deep_links = ${tx.json((p.deepLinks ?? cur.deep_links) as unknown as Parameters<Tx['json']>[0])},
+      updated_at = clock_timestamp(),
+      updated_by = ${actor.attribution},
+      last_modified_via = ${actor.via}
+    where id = ${cur.id}`;
+}
+
+async function readLink(sql: Sql, code: string): Promise<LinkRow> {
+  const [row] = await sql.unsafe<LinkRow[]>(`${LINK_SELECT} where l.short_code = $1`, [code]);
+  if (!row) throw new AppError('SML001');
+  return row;
+}
+
+export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknown): Promise<SaveOutcome> {
+  const prepared = await prepare(deps, actor, body);
+  const requested = prepared.req.shortCode ?? null;
+  const primary = prepared.domainId === undefined ? await findPrimaryDomain(deps.sql, actor.org.id) : null;
+
+  const { code, created } = await deps.sql.begin(async (tx) => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const code = requested ?? generateShortCode();
+      const [existing] = await tx<LinkRow[]>`select * from links where short_code = ${code} for update`;
+      if (existing) {
+        if (requested === null) continue; // generated collision: draw again
+        if (existing.org_id !== actor.org.id) throw shortCodeRejected('TAKEN');
+        await updateLink(tx, actor, prepared, existing);
+        return { code, created: false };
+      }
+      if (requested !== null && isReservedShortCode(code)) throw shortCodeRejected('RESERVED');
+      if (await insertLink(tx, actor, prepared, code, primary?.id ?? null)) {
+        // After the insert, so a lost race never counts twice; a refused slot rolls the insert back.
+        await consumeLinkSlot(tx, actor.org, deps.now());
+        return { code, created: true };
+      }
+      if (requested !== null) {
+        // A concurrent create won the code between our SELECT and INSERT: answer as if it had been first.
+        const [winner] = await tx<{ org_id: string }[]>`select org_id from links where short_code = ${code}`;
+        if (winner && winner.org_id !== actor.org.id) throw shortCodeRejected('TAKEN');
+        throw new AppError('SML004', 'DB Write exception', { field: 'shortCode', reason: 'CONCURRENT_WRITE' });
+      }
+    }
+    throw new Error('could not allocate a unique short code');
+  });
+
+  await deps.publish({ kind: 'link', shortCode: code });
+  deps.onDestinationSaved?.(prepared.req.url);
+  const row = await readLink(deps.sql, code);
+  const apps = await findAppsForOrg(deps.sql, actor.org.id, [row]);
+  return { view: toLinkView(row, apps, { defaultShortDomain: deps.defaultShortDomain, includeAppId: true }), created };
+}

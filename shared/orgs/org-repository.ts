@@ -1,0 +1,68 @@
+// Invariant: organisations are created and changed only here; every change returns the updated
+// Organization so callers can publish the matching invalidation.
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors/app-error.ts';
+import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from './organization.ts';
+import type { LimitOverrides, Plan } from './plans.ts';
+
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const orgNotFound = (id: string) => new AppError('EN001', `Organization '${id}' not found`);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function createOrganization(sql: Sql, input: { name: string; plan: Plan; timezone?: string; isDemo?: boolean }): Promise<Organization> {
+  const timezone = input.timezone ?? 'Europe/Berlin';
+  if (!isTimeZone(timezone)) throw new AppError('VE001', `Unknown time zone '${timezone}'`);
+  const [row] = await sql<OrganizationRow[]>`
+    insert into organizations (name, plan, timezone, is_demo)
+    values (${input.name}, ${input.plan}, ${timezone}, ${input.isDemo ?? false})
+    returning ${sql.unsafe(ORG_COLUMNS)}`;
+  return organizationFromRow(row!);
+}
+
+export async function getOrganization(sql: Sql, id: string): Promise<Organization> {
+  if (!UUID.test(id)) throw orgNotFound(id);
+  const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
+  if (!row) throw orgNotFound(id);
+  return organizationFromRow(row);
+}
+
+export async function setPlan(sql: Sql, id: string, plan: Plan): Promise<Organization> {
+  await getOrganization(sql, id);
+  const [row] = await sql<OrganizationRow[]>`update organizations set plan = ${plan} where id = ${id} returning ${sql.unsafe(ORG_COLUMNS)}`;
+  return organizationFromRow(row!);
+}
+
+export async function setSuspended(sql: Sql, id: string, suspended: boolean): Promise<Organization> {
+  await getOrganization(sql, id);
+  const [row] = await sql<OrganizationRow[]>`update organizations set suspended = ${suspended} where id = ${id} returning ${sql.unsafe(ORG_COLUMNS)}`;
+  return organizationFromRow(row!);
+}
+
+/** Sets the given overrides; a value of null clears an override back to the plan default. */
+export async function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverrides]?: number | null }): Promise<Organization> {
+  const current = await getOrganization(sql, id);
+  const pick = (k: keyof LimitOverrides) => (k in limits ? (limits[k] ?? null) : (current.overrides[k] ?? null));
+  const [row] = await sql<OrganizationRow[]>`
+    update organizations set
+      links_per_month = ${pick('linksPerMonth')},
+      clicks_per_month = ${pick('clicksPerMonth')},
+      crud_per_min = ${pick('crudPerMin')},
+      analytics_per_min = ${pick('analyticsPerMin')},
+      export_per_min = ${pick('exportPerMin')}
+    where id = ${id}
+    returning ${sql.unsafe(ORG_COLUMNS)}`;
+  return organizationFromRow(row!);
+}
+
+export async function findDemoOrganization(sql: Sql): Promise<Organization | null> {
+  const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where is_demo order by created_at limit 1`;
+  return row ? organizationFromRow(row) : null;
+}
