@@ -1,7 +1,7 @@
 // Invariant: one Fastify instance carries the whole public API: JSON bodies up to 1 MiB, the
 // envelope on every answer, no stack trace to a client. Health and the OpenAPI document need no
 // key; every other route authorises first.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './api-deps.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
@@ -14,7 +14,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: deps.logLevel === 'silent' ? false : { level: deps.logLevel },
-    disableRequestLogging: deps.logLevel !== 'debug' && deps.logLevel !== 'trace',
+    logController: new LogController({ disableRequestLogging: deps.logLevel !== 'debug' && deps.logLevel !== 'trace' }),
     // Query strings like `query=shortCode=abc` keep everything after the first '='.
     routerOptions: { ignoreTrailingSlash: true },
   });

@@ -1,0 +1,146 @@
+// Invariant: black-box tests talk to a real booted service (bin/start.ts in a child process) over
+// HTTP, and drive the dashboard-only operations through the real admin CLI with the same
+// environment. Every process started here is stopped by stop().
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileP = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDataDir(): string {
+  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, '.tmp', 'data-'));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+export interface ServiceProcess {
+  api: string;
+  redirect: string;
+  env: NodeJS.ProcessEnv;
+  output(): string;
+  /** Runs the admin CLI with --json and returns the parsed object; throws with stderr on failure. */
+  admin<T = Record<string, unknown>>(...args: string[]): Promise<T>;
+  /** Runs the admin CLI and returns its raw outcome, for error-path tests. */
+  adminRaw(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+async function waitHealthy(url: string, child: ChildProcess, out: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out()}`);
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`service not healthy within ${timeoutMs} ms:\n${out()}`);
+}
+
+export async function startService(extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+  const [apiPort, redirectPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATA_DIR: extraEnv.DATA_DIR ?? tempDataDir(),
+    API_PORT: String(apiPort),
+    REDIRECT_PORT: String(redirectPort),
+    API_HOST: '127.0.0.1',
+    REDIRECT_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DEFAULT_SHORT_DOMAIN: 'sho.rt',
+    REDIRECT_WORKERS: '1',
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  const api = `http://127.0.0.1:${apiPort}`;
+  const redirect = `http://127.0.0.1:${redirectPort}`;
+  await waitHealthy(api, child, () => out);
+  await waitHealthy(redirect, child, () => out);
+
+  const adminRaw = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { cwd: ROOT, env });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  };
+  return {
+    api,
+    redirect,
+    env,
+    output: () => out,
+    adminRaw,
+    admin: async <T,>(...args: string[]) => {
+      const r = await adminRaw(...args, '--json');
+      if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+      return JSON.parse(r.stdout) as T;
+    },
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export function removeDir(dir: string | undefined): void {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface Envelope<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: { response?: T; errors?: { code: string; message: string; details?: Record<string, unknown> }[] };
+}
+
+/** A tiny API client for tests: JSON in, envelope out. */
+export function apiClient(base: string, key: string | null) {
+  const call = async <T,>(method: string, path: string, body?: unknown, raw?: string, headers: Record<string, string> = {}): Promise<Envelope<T>> => {
+    const h: Record<string, string> = { ...headers };
+    if (key !== null) h['x-api-key'] = key;
+    let payload: string | undefined;
+    if (raw !== undefined) payload = raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined && !h['content-type']) h['content-type'] = 'application/json';
+    const r = await fetch(`${base}${path}`, { method, headers: h, body: payload });
+    const text = await r.text();
+    return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : {} };
+  };
+  return {
+    save: <T = Record<string, unknown>>(body: unknown) => call<T>('POST', '/link/external/v1/shortenedUrl/save', body),
+    saveRaw: (raw: string, headers?: Record<string, string>) => call('POST', '/link/external/v1/shortenedUrl/save', undefined, raw, headers),
+    bulk: <T = Record<string, unknown>>(body: unknown) => call<T>('POST', '/link/external/v1/shortenedUrl/bulkSave', body),
+    list: <T = Record<string, unknown>>(params: Record<string, string | number> = {}) =>
+      call<T>('GET', `/link/external/v1/shortenedUrl?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`),
+    get: <T = Record<string, unknown>>(path: string) => call<T>('GET', path),
+  };
+}
