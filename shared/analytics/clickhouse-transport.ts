@@ -1,0 +1,27 @@
+// Invariant: the analytics store talks to ClickHouse only through this port, so the same SQL
+// (clickhouse-sql.ts) runs unchanged on the embedded chDB engine and on a ClickHouse server.
+// Rows travel as JSONEachRow objects; parameters are bound by the engine, never spliced into text.
+
+export type QueryParamValue = string | number | bigint;
+export type QueryParams = Readonly<Record<string, QueryParamValue>>;
+
+export interface ClickHouseTransport {
+  /** A short name for logs and test titles, e.g. `chdb:/data/analytics`. */
+  readonly description: string;
+  /** Runs a statement that returns no rows (DDL). */
+  exec(sql: string, params?: QueryParams): Promise<void>;
+  /**
+   * Inserts `rows` (objects keyed by column name) as ONE insert block, with `settings` (e.g. the
+   * batch's insert_deduplication_token). Resolves only once the rows are committed.
+   */
+  insertRows(table: string, columns: readonly string[], rows: readonly object[], settings: Readonly<Record<string, string>>): Promise<void>;
+  /** Runs a query and returns every row. For small results only (pages, counts). */
+  queryRows<T>(sql: string, params: QueryParams): Promise<T[]>;
+  /**
+   * Streams a query's rows in batches, holding one batch at a time. Leaving the loop early
+   * (break, throw) cancels the query and frees its resources.
+   */
+  streamRows<T>(sql: string, params: QueryParams): AsyncIterable<T[]>;
+  /** Releases connections; pending calls may fail afterwards. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,80 @@
+// Invariant: production analytics talk to a ClickHouse server over HTTP through one
+// @clickhouse/client instance per transport; statements, parameters and settings are exactly those
+// the chDB transport receives, so the two adapters pass the same contract suite.
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import type { ClickHouseTransport, QueryParams } from './clickhouse-transport.ts';
+
+export interface HttpClickHouseOptions {
+  /** http[s]://[user[:password]@]host:port[/database] */
+  url: string;
+  /** Per-request timeout (ms). Default 30 s. */
+  requestTimeoutMs?: number;
+  maxOpenConnections?: number;
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'clickhouse:(invalid url)';
+  }
+}
+
+export class HttpClickHouseTransport implements ClickHouseTransport {
+  readonly description: string;
+  private readonly client: ClickHouseClient;
+  private closed = false;
+
+  constructor(options: HttpClickHouseOptions) {
+    this.description = redact(options.url);
+    this.client = createClient({
+      url: options.url,
+      request_timeout: options.requestTimeoutMs ?? 30_000,
+      max_open_connections: options.maxOpenConnections ?? 10,
+      application: 'shortlink-analytics',
+      // Large parameter values (none today) must not hit URL length limits.
+      use_multipart_params_auto: true,
+    });
+  }
+
+  async exec(sql: string, params: QueryParams = {}): Promise<void> {
+    await this.client.command({ query: sql, query_params: { ...params } });
+  }
+
+  async insertRows(table: string, columns: readonly string[], rows: readonly object[], settings: Readonly<Record<string, string>>): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.insert({
+      table,
+      values: [...rows],
+      format: 'JSONEachRow',
+      columns: [...columns] as [string, ...string[]],
+      clickhouse_settings: { ...settings } as ClickHouseSettings,
+    });
+  }
+
+  async queryRows<T>(sql: string, params: QueryParams): Promise<T[]> {
+    const rs = await this.client.query({ query: sql, query_params: { ...params }, format: 'JSONEachRow' });
+    return rs.json<T>();
+  }
+
+  async *streamRows<T>(sql: string, params: QueryParams): AsyncIterable<T[]> {
+    const rs = await this.client.query({ query: sql, query_params: { ...params }, format: 'JSONEachRow' });
+    const stream = rs.stream<T>();
+    try {
+      for await (const rows of stream) {
+        if (rows.length > 0) yield rows.map((r) => r.json());
+      }
+    } finally {
+      // Leaving early must release the socket instead of reading the rest of the response.
+      if (!stream.readableEnded) rs.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.close();
+  }
+}
