@@ -46,10 +46,10 @@ export async function setSuspended(sql: Sql, id: string, suspended: boolean): Pr
   return organizationFromRow(row!);
 }
 
-/** Sets the given overrides; a value of null clears an override back to the plan default. */
+/** Sets the given overrides; undefined keeps one, null clears it back to the plan default. */
 export async function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverrides]?: number | null }): Promise<Organization> {
   const current = await getOrganization(sql, id);
-  const pick = (k: keyof LimitOverrides) => (k in limits ? (limits[k] ?? null) : (current.overrides[k] ?? null));
+  const pick = (k: keyof LimitOverrides) => (limits[k] === undefined ? (current.overrides[k] ?? null) : limits[k]);
   const [row] = await sql<OrganizationRow[]>`
     update organizations set
       links_per_month = ${pick('linksPerMonth')},
