@@ -126,3 +126,27 @@ describe('list', () => {
     expect(b.body.errors![0]!.code).toBe('VE001');
   });
 });
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1, public, generated from the request schema, and lists every path and error code', async () => {
+    const r = await fetch(`${fx.svc.api}/link/external/v1/openapi.json`);
+    expect(r.status).toBe(200);
+    const doc = (await r.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> }; 'x-error-codes': Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
+      '/link/external/v1/shortenedUrl/save',
+      '/link/external/v1/shortenedUrl/bulkSave',
+      '/link/external/v1/shortenedUrl',
+      '/link/external/v1/analytics/events',
+      '/link/external/v1/analytics/events/export',
+    ]));
+    expect(Object.keys(doc.components.schemas.SaveLinkRequest!.properties!)).toEqual(expect.arrayContaining(['url', 'shortCode', 'deepLinks', 'cloakEnabled']));
+    expect(Object.keys(doc['x-error-codes'])).toHaveLength(13);
+  });
+
+  it('an unknown path answers the envelope with 404, never an HTML page', async () => {
+    const r = await biz.client.get('/link/external/v1/nope');
+    expect(r.status).toBe(404);
+    expect(r.body.errors![0]!.code).toBe('EN001');
+  });
+});
