@@ -17,8 +17,9 @@ export interface ApiFixture {
   close(): Promise<void>;
 }
 
-export async function bootApi(extraEnv: Record<string, string> = {}): Promise<ApiFixture> {
-  const db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
+/** Boots on a fresh database of `adminUrl` (default: the real server when reachable, else the embedded one). */
+export async function bootApi(extraEnv: Record<string, string> = {}, adminUrl: string = inject('realPgUrl') ?? inject('embeddedPgUrl')): Promise<ApiFixture> {
+  const db = await createTestDatabase(adminUrl);
   const svc = await startService({ DATABASE_URL: db.url, ...extraEnv });
   return {
     db,
