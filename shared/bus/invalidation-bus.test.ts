@@ -25,7 +25,7 @@ import { RedisInvalidationBus } from './redis-invalidation-bus.ts';
 invalidationBusContract('memory', async (onError) => {
   const bus = new MemoryInvalidationBus({ onError });
   return { open: async () => bus, publishRaw: null, cleanup: async () => bus.close() };
-});
+}, { wire: false });
 
 for (const backend of postgresBackends(inject('embeddedPgUrl'), inject('realPgUrl'))) {
   describe(`PostgresInvalidationBus on ${backend.name}`, () => {
