@@ -103,6 +103,7 @@ export class BackfillWorker {
     this.loop = (async () => {
       while (!this.stopping) {
         const r = await this.drainOnce();
+        if (this.stopping) break;
         if (r.failed) {
           this.backoffMs = this.backoffMs === 0 ? this.minBackoffMs : Math.min(this.maxBackoffMs, this.backoffMs * 2);
           await this.sleep(this.backoffMs * (0.5 + this.random() / 2), false);
@@ -131,6 +132,7 @@ export class BackfillWorker {
   }
 
   private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const finish = (): void => {
         clearTimeout(timer);
