@@ -1,0 +1,38 @@
+// Invariant: a User-Agent is a link-preview crawler exactly when it contains one of the tokens
+// below (case-insensitive). The list names unfurlers of messengers and social networks only, by tokens
+// their in-app browsers do not send: search-engine crawlers and in-app browsers keep getting the
+// real redirect.
+
+/** Substrings of the User-Agents of known link-preview fetchers. */
+export const PREVIEW_CRAWLER_TOKENS: readonly string[] = [
+  'facebookexternalhit', // Facebook, Messenger, Instagram; iMessage and LINE send it too
+  'facebookcatalog',
+  'facebot',
+  'twitterbot', // X/Twitter cards; also sent by iMessage
+  'slackbot', // Slackbot-LinkExpanding
+  'slack-imgproxy',
+  'whatsapp',
+  'telegrambot',
+  'linkedinbot',
+  'discordbot',
+  'pinterestbot',
+  'pinterest/0.', // Pinterest's preview fetcher ("Pinterest/0.2"); its in-app browser says "[Pinterest/…]"
+  'skypeuripreview',
+  'imessage',
+  'vkshare',
+  'redditbot',
+  'embedly',
+  'iframely',
+  'mastodon',
+  'bluesky',
+  'cardyb', // Bluesky card fetcher
+  'google-pagerenderer', // Google Chat / Docs link previews
+  'microsoftpreview', // Teams / Outlook previews
+];
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const CRAWLER = new RegExp(PREVIEW_CRAWLER_TOKENS.map(escapeRegExp).join('|'), 'i');
+
+export function isPreviewCrawler(userAgent: string): boolean {
+  return userAgent !== '' && CRAWLER.test(userAgent);
+}

@@ -1,0 +1,191 @@
+// Invariant: the answer to a short-link request is a pure function of the resolved entities, the
+// request facts and the clock: no I/O, no randomness, no mutation. The handler only gathers the
+// inputs and writes what this returns. Order of rules: unknown code (or a custom domain asked for
+// another organisation's code) → 404 EN001; archived → 410 EN002; QR image; preview crawler →
+// OG page; FREE quota exhausted → 402 QE002; deep link for the visitor's platform; cloak frame
+// (unless the destination refuses framing); plain 302.
+import type { ClickSource, EventType } from '../shared/analytics/raw-hit.ts';
+import type { AppError } from '../shared/errors/app-error.ts';
+import { clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
+import { suggestLimitUpgrade } from '../shared/orgs/plans.ts';
+import type { AppRecord, DeepLinkEntry, DomainRecord, LinkRecord, OrgRecord } from './cached-entities.ts';
+import type { QuotaView } from './click-quota.ts';
+import { billingPeriodOf } from './click-quota.ts';
+import { negotiate } from './content-negotiation.ts';
+import { isPreviewCrawler } from './crawler-detection.ts';
+import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage } from './html-pages.ts';
+import { detectPlatform } from './platform-detection.ts';
+import { clickSourceOf, type RequestFacts } from './request-facts.ts';
+import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from './safe-url.ts';
+
+export type Route = { kind: 'visit'; shortCode: string } | { kind: 'qr'; shortCode: string; format: 'svg' | 'png' };
+
+export interface DecisionInput {
+  route: Route;
+  link: LinkRecord | null;
+  /** The request host's active custom domain; null when the host is not one. */
+  hostDomain: DomainRecord | null;
+  /** The active custom domain registered under the link's domainHost (QR route only). */
+  linkDomain: DomainRecord | null;
+  org: OrgRecord | null;
+  /** Apps of the link's deep-link entries by mobileAppId; null or missing = unknown app. */
+  apps: ReadonlyMap<string, AppRecord | null>;
+  /** Admission of one more click; null when not needed (crawler, no link…). */
+  quota: QuotaView | null;
+  defaultShortDomain: string;
+}
+
+export type Outcome =
+  | 'redirect'
+  | 'cloak'
+  | 'app_page'
+  | 'app_fallback'
+  | 'preview'
+  | 'qr'
+  | 'not_found'
+  | 'archived'
+  | 'quota_exhausted';
+
+export interface HitSpec {
+  eventType: EventType;
+  clickSource: ClickSource;
+}
+
+export interface HttpAnswer {
+  kind: 'answer';
+  status: string;
+  location: string | null;
+  contentType: string | null;
+  contentSecurityPolicy: string | null;
+  body: string;
+  outcome: Outcome;
+  /** The event to record; null for HEAD and errors. */
+  hit: HitSpec | null;
+}
+
+export interface QrAnswer {
+  kind: 'qr';
+  format: 'svg' | 'png';
+  /** The text to encode: the smart link with ?qr=1. */
+  content: string;
+  outcome: 'qr';
+}
+
+export type Decision = HttpAnswer | QrAnswer;
+
+export const REDIRECT_CACHE_CONTROL = 'private, max-age=0';
+const HTML = 'text/html; charset=utf-8';
+const JSON_TYPE = 'application/json';
+
+/** Whether the click quota must be consulted for this request (a counted visit, or its HEAD twin). */
+export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'hostDomain'>, facts: RequestFacts): boolean {
+  const { link } = input;
+  return (
+    input.route.kind === 'visit' &&
+    link !== null &&
+    link.isActive &&
+    hostServes(input.hostDomain, link) &&
+    !isPreviewCrawler(facts.userAgent)
+  );
+}
+
+function hostServes(hostDomain: DomainRecord | null, link: LinkRecord): boolean {
+  return hostDomain === null || hostDomain.orgId === link.orgId;
+}
+
+export function smartLinkOf(host: string, shortCode: string): string {
+  return `https://${host}/${shortCode}`;
+}
+
+export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs: number): Decision {
+  const { route, link } = input;
+  if (link === null || !hostServes(input.hostDomain, link)) return errorAnswer(linkNotFound(route.shortCode), 'not_found', route.shortCode, facts);
+  if (!link.isActive) return errorAnswer(linkArchived(), 'archived', route.shortCode, facts);
+
+  if (route.kind === 'qr') {
+    const host = input.linkDomain !== null && input.linkDomain.orgId === link.orgId ? input.linkDomain.host : input.defaultShortDomain;
+    return { kind: 'qr', format: route.format, content: `${smartLinkOf(host, link.shortCode)}?qr=1`, outcome: 'qr' };
+  }
+
+  const record = facts.method === 'GET';
+  const shortUrl = smartLinkOf(input.hostDomain?.host ?? input.defaultShortDomain, link.shortCode);
+  const destination = safeWebUrl(link.destination);
+
+  if (isPreviewCrawler(facts.userAgent)) {
+    const page = crawlerPage(link.previewMetadata, shortUrl, destination ?? shortUrl);
+    return htmlAnswer(page, 'preview', record ? { eventType: 'METADATA_PREVIEW', clickSource: clickSourceOf(facts) } : null);
+  }
+
+  const quota = input.quota;
+  if (quota !== null && !quota.allowed) {
+    const error = clickQuotaExhausted({
+      shortCode: link.shortCode,
+      currentClicks: quota.currentClicks,
+      clicksLimit: quota.clicksLimit,
+      periodEnd: billingPeriodOf(nowMs).periodEnd,
+      currentPlan: quota.plan,
+      suggestedUpgradeTo: suggestLimitUpgrade(quota.plan, 'clicksPerMonth'),
+    });
+    return errorAnswer(error, 'quota_exhausted', link.shortCode, facts);
+  }
+
+  const hit: HitSpec | null = record ? { eventType: 'CLICK', clickSource: clickSourceOf(facts) } : null;
+
+  if (link.deepLinks.length > 0) {
+    const chosen = pickDeepLink(link, input.apps, facts.userAgent);
+    if (chosen !== null && chosen.entry.linkBehaviour !== 'webBrowser') {
+      const answer = deepLinkAnswer(chosen.entry, chosen.app, link, hit);
+      if (answer !== null) return answer;
+    }
+  }
+
+  if (link.cloakEnabled && !link.frameRefused && destination !== null) {
+    return htmlAnswer(cloakPage(destination, link.previewMetadata, shortUrl), 'cloak', hit);
+  }
+  return redirectAnswer(link.destination, 'redirect', hit);
+}
+
+/** The entry whose registered app serves the visitor's platform (WEB serves non-mobile devices). */
+export function pickDeepLink(
+  link: LinkRecord,
+  apps: ReadonlyMap<string, AppRecord | null>,
+  userAgent: string,
+): { entry: DeepLinkEntry; app: AppRecord } | null {
+  const platform = detectPlatform(userAgent);
+  const wanted = platform === 'OTHER' ? 'WEB' : platform;
+  for (const entry of link.deepLinks) {
+    const app = apps.get(entry.mobileAppId);
+    if (app && app.active && app.orgId === link.orgId && app.platform === wanted) return { entry, app };
+  }
+  return null;
+}
+
+function deepLinkAnswer(entry: DeepLinkEntry, app: AppRecord, link: LinkRecord, hit: HitSpec | null): HttpAnswer | null {
+  const store = safeWebUrl(app.storeUrl);
+  const fallback = (entry.fallbackEnabled ? safeWebUrl(entry.fallbackUrl) : null) ?? store ?? safeWebUrl(link.destination);
+  if (fallback === null) return null;
+  const deeplink = safeDeepLinkUrl(entry.deeplinkUrl);
+  if (deeplink === null) return redirectAnswer(fallback, 'app_fallback', hit);
+  const open = app.platform === 'ANDROID' ? androidIntentUrl(deeplink, fallback, app.storeUrl) : deeplink;
+  return htmlAnswer(appOpenPage(open, fallback, link.previewMetadata), 'app_page', hit);
+}
+
+function redirectAnswer(location: string, outcome: Outcome, hit: HitSpec | null): HttpAnswer {
+  return { kind: 'answer', status: '302 Found', location, contentType: null, contentSecurityPolicy: null, body: '', outcome, hit };
+}
+
+function htmlAnswer(page: HtmlPage, outcome: Outcome, hit: HitSpec | null): HttpAnswer {
+  return { kind: 'answer', status: '200 OK', location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit };
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = { 402: 'Payment Required', 404: 'Not Found', 410: 'Gone' };
+
+function errorAnswer(error: AppError, outcome: Outcome, shortCode: string, facts: RequestFacts): HttpAnswer {
+  const status = `${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}`;
+  if (negotiate(facts.accept).prefersHtml) {
+    const page = errorPage(error.status, error.code, error.message, shortCode);
+    return { kind: 'answer', status, location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit: null };
+  }
+  const body = JSON.stringify({ errors: [error.toErrorObject()] });
+  return { kind: 'answer', status, location: null, contentType: JSON_TYPE, contentSecurityPolicy: null, body, outcome, hit: null };
+}

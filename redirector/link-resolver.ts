@@ -1,0 +1,107 @@
+// Invariant: the redirector reads links, organisations, apps and custom domains only through
+// these four tiered caches, and every invalidation on the bus evicts exactly the key it names
+// (Redis entry first, then the worker's LRU), within the bus's delivery time. Without Redis
+// (embedded mode) there is no Redis tier. With LINK_CACHE_ENTRIES=0 only the link LRU is off
+// (the other three are small and stay in process).
+import type { Sql } from '../shared/db/database.ts';
+import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
+import {
+  hydrateLink,
+  hydrateOrg,
+  linkRecordSize,
+  type AppRecord,
+  type DomainRecord,
+  type EntityKind,
+  type LinkData,
+  type LinkRecord,
+  type OrgData,
+  type OrgRecord,
+} from './cached-entities.ts';
+import { loadApp, loadDomain, loadLink, loadOrg } from './entity-loaders.ts';
+import type { RedisCacheTier } from './redis-cache-tier.ts';
+import { TieredCache, type CacheTier } from './tiered-cache.ts';
+
+export interface LinkResolverOptions {
+  sql: Sql;
+  redis: RedisCacheTier | null;
+  linkCacheEntries: number;
+  onHit: (kind: EntityKind, tier: CacheTier) => void;
+  onError: (err: unknown) => void;
+}
+
+const SECOND = 1_000;
+const TTL = {
+  lru: 60 * SECOND,
+  negativeLru: 10 * SECOND,
+  redis: 120 * SECOND,
+  negativeRedis: 30 * SECOND,
+};
+const SMALL_CACHE_ENTRIES = 50_000;
+const LINK_CACHE_BYTES = 256 * 1024 * 1024;
+
+const identity = <T>(v: T): T => v;
+
+export class LinkResolver {
+  readonly links: TieredCache<LinkData, LinkRecord>;
+  readonly orgs: TieredCache<OrgData, OrgRecord>;
+  readonly apps: TieredCache<AppRecord, AppRecord>;
+  readonly domains: TieredCache<DomainRecord, DomainRecord>;
+  readonly #onError: (err: unknown) => void;
+  #unsubscribe: (() => Promise<void>) | null = null;
+
+  constructor(o: LinkResolverOptions) {
+    this.#onError = o.onError;
+    const common = {
+      redis: o.redis,
+      lruTtlMs: TTL.lru,
+      negativeLruTtlMs: TTL.negativeLru,
+      redisTtlMs: TTL.redis,
+      negativeRedisTtlMs: TTL.negativeRedis,
+      onHit: o.onHit,
+      onError: o.onError,
+    };
+    this.links = new TieredCache<LinkData, LinkRecord>({
+      ...common,
+      kind: 'link',
+      lruEntries: o.linkCacheEntries,
+      lruMaxBytes: LINK_CACHE_BYTES,
+      sizeOf: linkRecordSize,
+      load: (code) => loadLink(o.sql, code),
+      hydrate: hydrateLink,
+    });
+    this.orgs = new TieredCache<OrgData, OrgRecord>({ ...common, kind: 'org', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => loadOrg(o.sql, id), hydrate: hydrateOrg });
+    this.apps = new TieredCache<AppRecord, AppRecord>({ ...common, kind: 'app', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => loadApp(o.sql, id), hydrate: identity });
+    this.domains = new TieredCache<DomainRecord, DomainRecord>({
+      ...common,
+      kind: 'domain',
+      lruEntries: SMALL_CACHE_ENTRIES,
+      load: (host) => loadDomain(o.sql, host),
+      hydrate: identity,
+    });
+  }
+
+  async subscribe(bus: InvalidationBus): Promise<void> {
+    this.#unsubscribe = await bus.subscribe((message) => {
+      this.invalidate(message).catch(this.#onError);
+    });
+  }
+
+  async unsubscribe(): Promise<void> {
+    const u = this.#unsubscribe;
+    this.#unsubscribe = null;
+    if (u) await u();
+  }
+
+  invalidate(message: Invalidation): Promise<void> {
+    switch (message.kind) {
+      case 'link':
+        return this.links.invalidate(message.shortCode);
+      case 'org':
+        return this.orgs.invalidate(message.orgId);
+      case 'app':
+        return this.apps.invalidate(message.mobileAppId);
+      case 'domain':
+        return this.domains.invalidate(message.host);
+    }
+  }
+}

@@ -1,0 +1,397 @@
+// Invariant: black-box tests of one redirector (embedded mode: no Redis) booted on port 0 against
+// a migrated Postgres seeded by SQL; every assertion is made on real HTTP answers, on the hits the
+// sink received, or on usage_counters. Writes are announced on the bus the way the API and the
+// admin CLI do: bus.publish() after the SQL committed.
+import QRCode from 'qrcode';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
+import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
+import { MemoryHitSink } from './memory-hit-sink.ts';
+import { createRedirectorServer, type RedirectorServer } from './redirector-server.ts';
+import { send, until } from './test-support/http-request.ts';
+import { seedApp, seedDomain, seedLink, seedOrg } from './test-support/seed.ts';
+
+const DEFAULT_HOST = 'sho.rt';
+const BROWSER = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+};
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36';
+
+let db: TestDatabase;
+let bus: MemoryInvalidationBus;
+let sink: MemoryHitSink;
+let server: RedirectorServer;
+let port: number;
+
+beforeAll(async () => {
+  db = await createTestDatabase(inject('embeddedPgUrl'));
+  bus = new MemoryInvalidationBus();
+  sink = new MemoryHitSink();
+  server = await createRedirectorServer({
+    sql: db.sql,
+    bus,
+    redis: null,
+    hitSink: sink,
+    usageFlushIntervalMs: 100,
+    config: {
+      REDIRECT_HOST: '127.0.0.1',
+      REDIRECT_PORT: 0,
+      LINK_CACHE_ENTRIES: 10_000,
+      TRUST_PROXY: false,
+      DEFAULT_SHORT_DOMAIN: DEFAULT_HOST,
+      REDIS_PREFIX: 'unused:',
+    },
+  });
+  port = server.port;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await bus?.close();
+  await db?.drop();
+});
+
+beforeEach(() => sink.clear());
+
+const get = (path: string, opts: { host?: string; headers?: Record<string, string>; method?: string } = {}) => send(port, path, opts);
+
+describe('plain redirect', () => {
+  it('302 to the destination with UTM merged, private cache, one CLICK hit with request facts', async () => {
+    const org = await seedOrg(db.sql);
+    const { id, shortCode } = await seedLink(db.sql, {
+      orgId: org,
+      url: 'https://shop.example/p?a=1&utm_source=old&b=%20x#frag',
+      utmSource: 'news letter',
+      utmCampaign: 'spring',
+    });
+    const res = await get(`/${shortCode}`, { headers: { ...BROWSER, referer: 'https://ref.example/page' } });
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('https://shop.example/p?a=1&utm_source=news%20letter&b=%20x&utm_campaign=spring#frag');
+    expect(res.headers['cache-control']).toBe('private, max-age=0');
+    expect(sink.hits).toHaveLength(1);
+    expect(sink.hits[0]).toMatchObject({
+      orgId: org,
+      shortUrlId: id,
+      shortCode,
+      eventType: 'CLICK',
+      clickSource: 'DIRECT',
+      referrer: 'https://ref.example/page',
+      userAgent: BROWSER['user-agent'],
+      ip: '127.0.0.1',
+      utmSource: 'news letter',
+      utmMedium: null,
+      utmCampaign: 'spring',
+    });
+    expect(sink.hits[0]!.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const micros = BigInt(sink.hits[0]!.createdAtMicros);
+    expect(Number(micros / 1000n)).toBeGreaterThan(Date.now() - 10_000);
+  });
+
+  it('classifies the click source: QR_CODE, EMBED, API, DIRECT, UNKNOWN', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    await get(`/${shortCode}?qr=1`, { headers: BROWSER });
+    await get(`/${shortCode}`, { headers: { ...BROWSER, 'sec-fetch-dest': 'iframe', 'sec-fetch-mode': 'navigate' } });
+    await get(`/${shortCode}`, { headers: { accept: 'application/json' } });
+    await get(`/${shortCode}`, { headers: BROWSER });
+    await get(`/${shortCode}`, { headers: { 'user-agent': 'curl/8.5.0', accept: '*/*' } });
+    expect(sink.hits.map((h) => h.clickSource)).toEqual(['QR_CODE', 'EMBED', 'API', 'DIRECT', 'UNKNOWN']);
+  });
+
+  it('HEAD answers like GET and records nothing', async () => {
+    const org = await seedOrg(db.sql, 'FREE', 1);
+    const { shortCode } = await seedLink(db.sql, { orgId: org, url: 'https://head.example/' });
+    for (let i = 0; i < 3; i++) {
+      const res = await get(`/${shortCode}`, { method: 'HEAD', headers: BROWSER });
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('https://head.example/');
+      expect(res.body.length).toBe(0);
+    }
+    expect(sink.hits).toHaveLength(0);
+    // HEAD counted no click: the single allowed click of this FREE org is still available.
+    expect((await get(`/${shortCode}`)).status).toBe(302);
+  });
+});
+
+describe('errors', () => {
+  it('unknown code → 404 EN001 JSON for non-browsers, escaped HTML for browsers; nothing recorded', async () => {
+    const json = await get('/nosuchcode1', { headers: { accept: 'application/json' } });
+    expect(json.status).toBe(404);
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(json.text)).toEqual({ errors: [{ code: 'EN001', message: "Short URL with shortCode 'nosuchcode1' not found" }] });
+    const html = await get('/nosuchcode1', { headers: BROWSER });
+    expect(html.status).toBe(404);
+    expect(html.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(html.text).toContain('EN001');
+    expect(html.text).toContain('Short URL with shortCode &#39;nosuchcode1&#39; not found');
+    const odd = await get('/a%3Cb%3E/x/y', { headers: BROWSER });
+    expect(odd.status).toBe(404);
+    expect(odd.text).not.toMatch(/<b>/);
+    expect(sink.hits).toHaveLength(0);
+  });
+
+  it('archived → 410 EN002 "Link is no longer active"', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org, isActive: false });
+    const res = await get(`/${shortCode}`);
+    expect(res.status).toBe(410);
+    expect(JSON.parse(res.text)).toEqual({ errors: [{ code: 'EN002', message: 'Link is no longer active' }] });
+    expect(sink.hits).toHaveLength(0);
+  });
+
+  it('other methods → 405; /healthz; /metrics in Prometheus text', async () => {
+    expect((await get('/abcdefg', { method: 'POST' })).status).toBe(405);
+    const health = await get('/healthz');
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.text)).toEqual({ response: { status: 'ok' } });
+    const metrics = await get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['content-type']).toContain('text/plain');
+    expect(metrics.text).toMatch(/^redirector_requests_total\{outcome="redirect"\} [1-9]/m);
+    expect(metrics.text).toMatch(/^redirector_cache_hits_total\{kind="link",tier="lru"\} \d+/m);
+    expect(metrics.text).toMatch(/^redirector_event_queue_depth \d+/m);
+    expect(metrics.text).toMatch(/^redirector_usage_flush_seconds_count \d+/m);
+  });
+});
+
+describe('host rules', () => {
+  it('a custom domain serves only its organisation; default and unknown hosts serve every code; removal falls back to default', async () => {
+    const orgA = await seedOrg(db.sql);
+    const orgB = await seedOrg(db.sql);
+    const host = `links-${orgA.slice(0, 8)}.test`;
+    const domainId = await seedDomain(db.sql, orgA, host);
+    const a = await seedLink(db.sql, { orgId: orgA, domainId, url: 'https://a.example/' });
+    const b = await seedLink(db.sql, { orgId: orgB, url: 'https://b.example/' });
+
+    expect((await get(`/${a.shortCode}`, { host })).headers.location).toBe('https://a.example/');
+    expect((await get(`/${b.shortCode}`, { host })).status).toBe(404);
+    expect((await get(`/${a.shortCode}`, { host: DEFAULT_HOST })).status).toBe(302);
+    expect((await get(`/${b.shortCode}`, { host: DEFAULT_HOST })).status).toBe(302);
+    expect((await get(`/${b.shortCode}`, { host: `${host.toUpperCase()}.` })).status).toBe(404); // case and trailing dot
+    expect((await get(`/${b.shortCode}`, { host: 'not-registered.test' })).status).toBe(302);
+
+    await db.sql`update domains set active = false, removed_at = now() where id = ${domainId}`;
+    await bus.publish({ kind: 'domain', host });
+    await until(async () => (await get(`/${b.shortCode}`, { host })).status === 302, 1_000);
+    expect((await get(`/${a.shortCode}`, { host: DEFAULT_HOST })).headers.location).toBe('https://a.example/');
+  });
+});
+
+describe('invalidation', () => {
+  it('serves from cache until a link invalidation, then the new value within 1 s', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org, url: 'https://old.example/' });
+    expect((await get(`/${shortCode}`)).headers.location).toBe('https://old.example/');
+    await db.sql`update links set url = 'https://new.example/' where short_code = ${shortCode}`;
+    // Cached: without an invalidation the old value is still served.
+    expect((await get(`/${shortCode}`)).headers.location).toBe('https://old.example/');
+    const t0 = Date.now();
+    await bus.publish({ kind: 'link', shortCode });
+    await until(async () => (await get(`/${shortCode}`)).headers.location === 'https://new.example/', 1_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it('caches unknown codes and forgets them on invalidation (link created later)', async () => {
+    const org = await seedOrg(db.sql);
+    const code = `late${Date.now().toString(36)}`;
+    expect((await get(`/${code}`)).status).toBe(404);
+    await seedLink(db.sql, { orgId: org, shortCode: code, url: 'https://late.example/' });
+    expect((await get(`/${code}`)).status).toBe(404); // negative entry still cached
+    await bus.publish({ kind: 'link', shortCode: code });
+    await until(async () => (await get(`/${code}`)).status === 302, 1_000);
+  });
+
+  it('archiving through the bus answers 410 within 1 s', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    expect((await get(`/${shortCode}`)).status).toBe(302);
+    await db.sql`update links set is_active = false where short_code = ${shortCode}`;
+    await bus.publish({ kind: 'link', shortCode });
+    await until(async () => (await get(`/${shortCode}`)).status === 410, 1_000);
+  });
+});
+
+describe('deep links', () => {
+  it('iOS: app page opening deeplinkUrl, falling back to the store URL; desktop: WEB entry; Android: intent URL', async () => {
+    const org = await seedOrg(db.sql);
+    const ios = await seedApp(db.sql, org, 'IOS', 'https://apps.apple.com/app/id123');
+    const android = await seedApp(db.sql, org, 'ANDROID', 'https://play.google.com/store/apps/details?id=com.example.shop');
+    const web = await seedApp(db.sql, org, 'WEB', 'https://web.example/app');
+    const { shortCode } = await seedLink(db.sql, {
+      orgId: org,
+      url: 'https://shop.example/item',
+      deepLinks: [
+        { appRowId: ios.rowId, mobileAppId: ios.mobileAppId, deeplinkUrl: 'shop://item/42', fallbackUrl: null, linkBehaviour: 'app', fallbackEnabled: false },
+        { appRowId: android.rowId, mobileAppId: android.mobileAppId, deeplinkUrl: 'shop://item/42', fallbackUrl: 'https://m.shop.example/item', linkBehaviour: 'app', fallbackEnabled: true },
+        { appRowId: web.rowId, mobileAppId: web.mobileAppId, deeplinkUrl: null, fallbackUrl: 'https://pwa.example/item', linkBehaviour: 'app', fallbackEnabled: true },
+      ],
+    });
+    const onIphone = await get(`/${shortCode}`, { headers: { ...BROWSER, 'user-agent': IPHONE } });
+    expect(onIphone.status).toBe(200);
+    expect(onIphone.text).toContain('data-open="shop://item/42"');
+    expect(onIphone.text).toContain('data-fallback="https://apps.apple.com/app/id123"');
+    expect(onIphone.headers['content-security-policy']).toMatch(/script-src 'sha256-/);
+
+    const onAndroid = await get(`/${shortCode}`, { headers: { ...BROWSER, 'user-agent': ANDROID } });
+    expect(onAndroid.status).toBe(200);
+    expect(onAndroid.text).toContain(
+      `data-open="intent://item/42#Intent;scheme&#61;shop;package&#61;com.example.shop;S.browser_fallback_url&#61;${encodeURIComponent('https://m.shop.example/item')};end"`,
+    );
+    expect(onAndroid.text).toContain('data-fallback="https://m.shop.example/item"');
+
+    // WEB entry without deeplinkUrl: straight to its fallback.
+    const onDesktop = await get(`/${shortCode}`, { headers: BROWSER });
+    expect(onDesktop.status).toBe(302);
+    expect(onDesktop.headers.location).toBe('https://pwa.example/item');
+    expect(sink.hits.map((h) => h.eventType)).toEqual(['CLICK', 'CLICK', 'CLICK']);
+  });
+
+  it('store-URL edit applies at the next click; a removed app means a plain redirect', async () => {
+    const org = await seedOrg(db.sql);
+    const ios = await seedApp(db.sql, org, 'IOS', 'https://apps.apple.com/app/id1');
+    const { shortCode } = await seedLink(db.sql, {
+      orgId: org,
+      url: 'https://plain.example/',
+      deepLinks: [{ appRowId: ios.rowId, mobileAppId: ios.mobileAppId, deeplinkUrl: null, fallbackUrl: null, linkBehaviour: 'app', fallbackEnabled: false }],
+    });
+    const iphone = { headers: { ...BROWSER, 'user-agent': IPHONE } };
+    expect((await get(`/${shortCode}`, iphone)).headers.location).toBe('https://apps.apple.com/app/id1');
+
+    await db.sql`update mobile_apps set store_url = 'https://apps.apple.com/app/id2' where mobile_app_id = ${ios.mobileAppId}`;
+    await bus.publish({ kind: 'app', mobileAppId: ios.mobileAppId });
+    await until(async () => (await get(`/${shortCode}`, iphone)).headers.location === 'https://apps.apple.com/app/id2', 1_000);
+
+    await db.sql`update mobile_apps set active = false where mobile_app_id = ${ios.mobileAppId}`;
+    await bus.publish({ kind: 'app', mobileAppId: ios.mobileAppId });
+    await until(async () => (await get(`/${shortCode}`, iphone)).headers.location === 'https://plain.example/', 1_000);
+  });
+
+  it('webBrowser behaviour redirects to the url', async () => {
+    const org = await seedOrg(db.sql);
+    const ios = await seedApp(db.sql, org, 'IOS', 'https://apps.apple.com/app/id9');
+    const { shortCode } = await seedLink(db.sql, {
+      orgId: org,
+      url: 'https://browser.example/',
+      deepLinks: [{ appRowId: ios.rowId, mobileAppId: ios.mobileAppId, deeplinkUrl: 'x://y', fallbackUrl: null, linkBehaviour: 'webBrowser', fallbackEnabled: false }],
+    });
+    expect((await get(`/${shortCode}`, { headers: { 'user-agent': IPHONE } })).headers.location).toBe('https://browser.example/');
+  });
+});
+
+describe('click quota', () => {
+  it('FREE organisation out of clicks → 402 QE002 with details; previews still served and never counted', async () => {
+    const org = await seedOrg(db.sql, 'FREE', 3);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    const crawler = { headers: { 'user-agent': 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)' } };
+    expect((await get(`/${shortCode}`, crawler)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await get(`/${shortCode}`)).status).toBe(302);
+    const paused = await get(`/${shortCode}`, { headers: { accept: 'application/json' } });
+    expect(paused.status).toBe(402);
+    const body = JSON.parse(paused.text) as { errors: { code: string; message: string; details: Record<string, unknown> }[] };
+    const now = new Date();
+    const periodEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000;
+    expect(body.errors[0]).toEqual({
+      code: 'QE002',
+      message: 'Click quota exhausted',
+      details: { kind: 'click_quota_exhausted', shortCode, currentClicks: 3, clicksLimit: 3, periodEnd, currentPlan: 'FREE', suggestedUpgradeTo: 'PRO' },
+    });
+    const html = await get(`/${shortCode}`, { headers: BROWSER });
+    expect(html.status).toBe(402);
+    expect(html.text).toContain('QE002');
+    expect((await get(`/${shortCode}`, crawler)).status).toBe(200);
+    expect(sink.hits.map((h) => h.eventType)).toEqual(['METADATA_PREVIEW', 'CLICK', 'CLICK', 'CLICK', 'METADATA_PREVIEW']);
+    await until(async () => {
+      const [row] = await db.sql<{ clicks: string }[]>`select clicks from usage_counters where org_id = ${org}`;
+      return row?.clicks === '3';
+    }, 3_000);
+  });
+
+  it('paid plans keep redirecting past the limit and count overage', async () => {
+    const org = await seedOrg(db.sql, 'PRO', 2);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    for (let i = 0; i < 5; i++) expect((await get(`/${shortCode}`)).status).toBe(302);
+    await until(async () => {
+      const [row] = await db.sql<{ clicks: string }[]>`select clicks from usage_counters where org_id = ${org}`;
+      return row?.clicks === '5';
+    }, 3_000);
+  });
+
+  it('a plan change (org invalidation) lifts the pause', async () => {
+    const org = await seedOrg(db.sql, 'FREE', 1);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    expect((await get(`/${shortCode}`)).status).toBe(302);
+    expect((await get(`/${shortCode}`)).status).toBe(402);
+    await db.sql`update organizations set plan = 'PRO' where id = ${org}`;
+    await bus.publish({ kind: 'org', orgId: org });
+    await until(async () => (await get(`/${shortCode}`)).status === 302, 1_000);
+  });
+});
+
+describe('pages', () => {
+  it('crawler gets Open Graph tags from the effective preview metadata, escaped, and a METADATA_PREVIEW hit', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, {
+      orgId: org,
+      url: 'https://dest.example/x?a=1&b=2',
+      enableCustomMetadata: true,
+      customTitle: '"><script>alert(1)</script>',
+      customDescription: "It's <b>bold</b> & new",
+      customImageUrl: 'https://img.example/a.png?x="y"',
+    });
+    const res = await get(`/${shortCode}`, { headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' } });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('<script>alert');
+    expect(res.text).toContain('<meta property="og:title" content="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">');
+    expect(res.text).toContain('<meta property="og:description" content="It&#39;s &lt;b&gt;bold&lt;/b&gt; &amp; new">');
+    expect(res.text).toContain('<meta property="og:image" content="https://img.example/a.png?x&#61;&quot;y&quot;">');
+    expect(res.text).toContain(`<meta property="og:url" content="https://${DEFAULT_HOST}/${shortCode}">`);
+    expect(sink.hits).toHaveLength(1);
+    expect(sink.hits[0]!.eventType).toBe('METADATA_PREVIEW');
+  });
+
+  it('cloaked link: 200 full-viewport iframe of the destination with UTM; plain redirect once framing is known to be refused', async () => {
+    const org = await seedOrg(db.sql);
+    const url = `https://frame.example/${Date.now()}`;
+    const { shortCode } = await seedLink(db.sql, { orgId: org, url, cloakEnabled: true, utmSource: 'a"b' });
+    await db.sql`insert into destination_previews (url, title, frame_refused, fetched_at) values (${url}, ${'Title <i>'}, false, now())`;
+    const res = await get(`/${shortCode}`, { headers: BROWSER });
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('private, max-age=0');
+    expect(res.text).toContain(`<iframe src="${url}?utm_source&#61;a%22b"`);
+    expect(res.text).toContain('<title>Title &lt;i&gt;</title>');
+    expect(sink.hits.map((h) => h.eventType)).toEqual(['CLICK']);
+
+    await db.sql`update destination_previews set frame_refused = true where url = ${url}`;
+    await bus.publish({ kind: 'link', shortCode });
+    await until(async () => (await get(`/${shortCode}`, { headers: BROWSER })).status === 302, 1_000);
+    expect((await get(`/${shortCode}`, { headers: BROWSER })).headers.location).toBe(`${url}?utm_source=a%22b`);
+  });
+});
+
+describe('QR codes', () => {
+  it('SVG and PNG encode the smart link with ?qr=1 (custom domain while active) and record nothing', async () => {
+    const org = await seedOrg(db.sql);
+    const host = `qr-${org.slice(0, 8)}.test`;
+    const domainId = await seedDomain(db.sql, org, host);
+    const { shortCode } = await seedLink(db.sql, { orgId: org, domainId });
+    const svg = await get(`/${shortCode}/qr.svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers['content-type']).toBe('image/svg+xml');
+    expect(svg.text).toBe(await QRCode.toString(`https://${host}/${shortCode}?qr=1`, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }));
+    const png = await get(`/${shortCode}/qr.png`);
+    expect(png.status).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.body.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(sink.hits).toHaveLength(0);
+
+    await db.sql`update domains set active = false where id = ${domainId}`;
+    await bus.publish({ kind: 'domain', host });
+    const expected = await QRCode.toString(`https://${DEFAULT_HOST}/${shortCode}?qr=1`, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+    await until(async () => (await get(`/${shortCode}/qr.svg`)).text === expected, 1_000);
+    expect((await get('/unknownqr1/qr.svg')).status).toBe(404);
+  });
+});

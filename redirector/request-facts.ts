@@ -1,0 +1,44 @@
+// Invariant: RequestFacts are plain strings copied out of the request before any await; nothing
+// here refers to uWS objects, so the decision can be computed (and tested) without a server.
+// The click source is a function of these facts alone, following DECISIONS.md § Redirect.
+import type { ClickSource } from '../shared/analytics/raw-hit.ts';
+import { negotiate } from './content-negotiation.ts';
+
+export interface RequestFacts {
+  method: 'GET' | 'HEAD';
+  /** Host header, lower-cased, without a trailing dot. */
+  host: string;
+  /** The request carries qr=1 (the service's own QR codes encode it). */
+  qr: boolean;
+  accept: string;
+  userAgent: string;
+  referrer: string | null;
+  secFetchDest: string;
+  secFetchMode: string;
+  /** Client address (X-Forwarded-For's first entry only when TRUST_PROXY). */
+  ip: string | null;
+}
+
+const EMBED_DESTINATIONS = new Set(['iframe', 'embed', 'object']);
+
+export function clickSourceOf(facts: RequestFacts): ClickSource {
+  if (facts.qr) return 'QR_CODE';
+  if (EMBED_DESTINATIONS.has(facts.secFetchDest)) return 'EMBED';
+  const accept = negotiate(facts.accept);
+  if (accept.asksJson) return 'API';
+  if (facts.secFetchMode === 'navigate' && (facts.secFetchDest === 'document' || facts.secFetchDest === '')) return 'DIRECT';
+  if (facts.secFetchMode === '' && facts.secFetchDest === '' && accept.prefersHtml) return 'DIRECT';
+  return 'UNKNOWN';
+}
+
+/** True when `query` (without '?') has a parameter qr whose value is 1. */
+export function queryHasQr(query: string): boolean {
+  if (query === '' || !query.includes('qr=')) return false;
+  for (const segment of query.split('&')) if (segment === 'qr=1') return true;
+  return false;
+}
+
+export function normalizeHost(host: string): string {
+  const lower = host.trim().toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}

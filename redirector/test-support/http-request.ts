@@ -1,0 +1,52 @@
+// Invariant: tests talk to the redirector over real HTTP with node:http (fetch cannot set Host),
+// one connection per request, redirects never followed.
+import { request as httpRequest } from 'node:http';
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  text: string;
+}
+
+export function send(
+  port: number,
+  path: string,
+  options: { method?: string; host?: string; headers?: Record<string, string> } = {},
+): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        agent: false,
+        headers: { host: options.host ?? 'localhost:8080', ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers[k] = v;
+          resolve({ status: res.statusCode ?? 0, headers, body, text: body.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`timeout ${path}`)));
+    req.end();
+  });
+}
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, stepMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
