@@ -1,0 +1,217 @@
+// Invariant: every branch of the pure decision is pinned here with plain values: no server, no
+// database, no clock other than the one passed in.
+import { describe, expect, it } from 'vitest';
+import { hydrateLink, hydrateOrg, type AppRecord, type DeepLinkEntry, type LinkData, type LinkRecord } from './cached-entities.ts';
+import { decideRedirect, quotaApplies, type DecisionInput, type Decision, type HttpAnswer } from './decide-redirect.ts';
+import type { RequestFacts } from './request-facts.ts';
+
+const NOW = Date.UTC(2026, 1, 10, 12, 0, 0); // 2026-02-10
+const FEB_END = Date.UTC(2026, 2, 1) / 1000;
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36';
+const DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
+
+const ORG = 'org-1';
+function link(over: Partial<LinkData> = {}): LinkRecord {
+  return hydrateLink({
+    id: 'link-1',
+    orgId: ORG,
+    shortCode: 'abcdefg',
+    url: 'https://dest.example/p?x=1',
+    isActive: true,
+    cloakEnabled: false,
+    utmSource: 'src',
+    utmMedium: null,
+    utmCampaign: null,
+    enableCustomMetadata: false,
+    customMetadataTitle: null,
+    customMetadataDescription: null,
+    customMetadataImageUrl: null,
+    deepLinks: [],
+    domainHost: null,
+    preview: null,
+    ...over,
+  });
+}
+
+function facts(over: Partial<RequestFacts> = {}): RequestFacts {
+  return { method: 'GET', host: 'sho.rt', qr: false, accept: '', userAgent: DESKTOP, referrer: null, secFetchDest: '', secFetchMode: '', ip: '1.2.3.4', ...over };
+}
+
+function input(over: Partial<DecisionInput> = {}): DecisionInput {
+  return {
+    route: { kind: 'visit', shortCode: 'abcdefg' },
+    link: link(),
+    hostDomain: null,
+    linkDomain: null,
+    org: hydrateOrg({ id: ORG, plan: 'PRO', clicksPerMonthOverride: null }),
+    apps: new Map(),
+    quota: { allowed: true },
+    defaultShortDomain: 'sho.rt',
+    ...over,
+  };
+}
+
+function answer(d: Decision): HttpAnswer {
+  if (d.kind !== 'answer') throw new Error(`expected an HTTP answer, got ${d.kind}`);
+  return d;
+}
+
+const app = (platform: AppRecord['platform'], over: Partial<AppRecord> = {}): AppRecord => ({
+  mobileAppId: `app-${platform}`,
+  orgId: ORG,
+  platform,
+  storeUrl: platform === 'ANDROID' ? 'https://play.google.com/store/apps/details?id=com.ex.app' : `https://store.example/${platform}`,
+  active: true,
+  ...over,
+});
+const entry = (platform: AppRecord['platform'], over: Partial<DeepLinkEntry> = {}): DeepLinkEntry => ({
+  appRowId: 1,
+  mobileAppId: `app-${platform}`,
+  deeplinkUrl: 'ex://open/1',
+  fallbackUrl: 'https://fallback.example/',
+  linkBehaviour: 'app',
+  fallbackEnabled: false,
+  ...over,
+});
+const appsOf = (...list: AppRecord[]) => new Map(list.map((a) => [a.mobileAppId, a] as const));
+
+describe('errors', () => {
+  it('unknown code → 404 EN001 as JSON, or HTML when the client prefers it; no hit', () => {
+    const d = answer(decideRedirect(input({ link: null }), facts(), NOW));
+    expect(d).toMatchObject({ status: '404 Not Found', contentType: 'application/json', outcome: 'not_found', hit: null });
+    expect(JSON.parse(d.body)).toEqual({ errors: [{ code: 'EN001', message: "Short URL with shortCode 'abcdefg' not found" }] });
+    const h = answer(decideRedirect(input({ link: null }), facts({ accept: 'text/html' }), NOW));
+    expect(h.contentType).toBe('text/html; charset=utf-8');
+    expect(h.body).toContain('EN001');
+  });
+
+  it("a custom domain does not serve another organisation's code", () => {
+    const d = answer(decideRedirect(input({ hostDomain: { host: 'c.test', orgId: 'other' } }), facts(), NOW));
+    expect(d.outcome).toBe('not_found');
+    expect(answer(decideRedirect(input({ hostDomain: { host: 'c.test', orgId: ORG } }), facts(), NOW)).outcome).toBe('redirect');
+  });
+
+  it('archived → 410 EN002', () => {
+    const d = answer(decideRedirect(input({ link: link({ isActive: false }) }), facts(), NOW));
+    expect(d.status).toBe('410 Gone');
+    expect(JSON.parse(d.body)).toEqual({ errors: [{ code: 'EN002', message: 'Link is no longer active' }] });
+  });
+
+  it('FREE quota exhausted → 402 QE002 with periodEnd from the clock', () => {
+    const quota = { allowed: false as const, currentClicks: 10, clicksLimit: 10, periodEnd: 0, plan: 'FREE' as const };
+    const d = answer(decideRedirect(input({ quota }), facts(), NOW));
+    expect(d).toMatchObject({ status: '402 Payment Required', outcome: 'quota_exhausted', hit: null });
+    expect(JSON.parse(d.body).errors[0]).toEqual({
+      code: 'QE002',
+      message: 'Click quota exhausted',
+      details: { kind: 'click_quota_exhausted', shortCode: 'abcdefg', currentClicks: 10, clicksLimit: 10, periodEnd: FEB_END, currentPlan: 'FREE', suggestedUpgradeTo: 'PRO' },
+    });
+  });
+});
+
+describe('plain redirect', () => {
+  it('302 to the destination with UTM, a CLICK hit with the click source; HEAD: no hit', () => {
+    const d = answer(decideRedirect(input(), facts({ secFetchMode: 'navigate', secFetchDest: 'document' }), NOW));
+    expect(d).toMatchObject({ status: '302 Found', location: 'https://dest.example/p?x=1&utm_source=src', body: '', hit: { eventType: 'CLICK', clickSource: 'DIRECT' } });
+    expect(answer(decideRedirect(input(), facts({ method: 'HEAD' }), NOW))).toMatchObject({ status: '302 Found', hit: null });
+    expect(answer(decideRedirect(input(), facts({ qr: true }), NOW)).hit?.clickSource).toBe('QR_CODE');
+  });
+});
+
+describe('QR route', () => {
+  const qr = { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } as const;
+  it('encodes the smart link on the link’s own active domain, else the default domain', () => {
+    expect(decideRedirect(input({ route: qr }), facts(), NOW)).toEqual({ kind: 'qr', format: 'svg', content: 'https://sho.rt/abcdefg?qr=1', outcome: 'qr' });
+    expect(decideRedirect(input({ route: qr, linkDomain: { host: 'go.acme.test', orgId: ORG } }), facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
+    expect(decideRedirect(input({ route: qr, linkDomain: { host: 'go.acme.test', orgId: 'new-owner' } }), facts(), NOW)).toMatchObject({ content: 'https://sho.rt/abcdefg?qr=1' });
+    expect(answer(decideRedirect(input({ route: qr, link: link({ isActive: false }) }), facts(), NOW)).outcome).toBe('archived');
+  });
+});
+
+describe('crawlers', () => {
+  it('preview page with OG tags and a METADATA_PREVIEW hit, even when the quota is exhausted; HEAD records nothing', () => {
+    const l = link({ enableCustomMetadata: true, customMetadataTitle: 'T', preview: { title: 'fetched', description: 'D', imageUrl: null, frameRefused: false } });
+    const quota = { allowed: false as const, currentClicks: 1, clicksLimit: 1, periodEnd: 0, plan: 'FREE' as const };
+    const d = answer(decideRedirect(input({ link: l, quota }), facts({ userAgent: 'TelegramBot (like TwitterBot)' }), NOW));
+    expect(d).toMatchObject({ status: '200 OK', outcome: 'preview', hit: { eventType: 'METADATA_PREVIEW' } });
+    expect(d.body).toContain('<meta property="og:title" content="T">');
+    expect(d.body).toContain('<meta property="og:description" content="D">');
+    expect(answer(decideRedirect(input({ link: l }), facts({ userAgent: 'WhatsApp/2.23', method: 'HEAD' }), NOW)).hit).toBeNull();
+  });
+
+  it('quotaApplies is false for crawlers, archived links and foreign hosts', () => {
+    expect(quotaApplies(input(), facts())).toBe(true);
+    expect(quotaApplies(input(), facts({ userAgent: 'Twitterbot/1.0' }))).toBe(false);
+    expect(quotaApplies(input({ link: link({ isActive: false }) }), facts())).toBe(false);
+    expect(quotaApplies(input({ hostDomain: { host: 'x', orgId: 'other' } }), facts())).toBe(false);
+    expect(quotaApplies(input({ route: { kind: 'qr', shortCode: 'abcdefg', format: 'png' } }), facts())).toBe(false);
+  });
+});
+
+describe('deep links', () => {
+  const all = [entry('IOS'), entry('ANDROID', { fallbackEnabled: true }), entry('WEB')];
+  const apps = appsOf(app('IOS'), app('ANDROID'), app('WEB'));
+
+  it('iOS: page opening the deep link, falling back to the store URL (fallbackEnabled=false)', () => {
+    const d = answer(decideRedirect(input({ link: link({ deepLinks: all }), apps }), facts({ userAgent: IPHONE }), NOW));
+    expect(d.outcome).toBe('app_page');
+    expect(d.body).toContain('data-open="ex://open/1"');
+    expect(d.body).toContain('data-fallback="https://store.example/IOS"');
+    expect(d.hit?.eventType).toBe('CLICK');
+  });
+
+  it('Android: intent URL with package and S.browser_fallback_url = fallbackUrl (fallbackEnabled=true)', () => {
+    const d = answer(decideRedirect(input({ link: link({ deepLinks: all }), apps }), facts({ userAgent: ANDROID }), NOW));
+    expect(d.body).toContain(
+      'data-open="intent://open/1#Intent;scheme&#61;ex;package&#61;com.ex.app;S.browser_fallback_url&#61;https%3A%2F%2Ffallback.example%2F;end"',
+    );
+    expect(d.body).toContain('data-fallback="https://fallback.example/"');
+  });
+
+  it('other devices use the WEB entry; only one platform configured: the others get the plain url', () => {
+    expect(answer(decideRedirect(input({ link: link({ deepLinks: all }), apps }), facts(), NOW)).body).toContain('data-fallback="https://store.example/WEB"');
+    const onlyIos = link({ deepLinks: [entry('IOS')] });
+    expect(answer(decideRedirect(input({ link: onlyIos, apps }), facts({ userAgent: ANDROID }), NOW)).location).toBe('https://dest.example/p?x=1&utm_source=src');
+    expect(answer(decideRedirect(input({ link: onlyIos, apps }), facts(), NOW)).outcome).toBe('redirect');
+  });
+
+  it('inactive, unknown or foreign apps are skipped', () => {
+    const l = link({ deepLinks: [entry('IOS')] });
+    for (const a of [appsOf(app('IOS', { active: false })), new Map<string, AppRecord | null>([['app-IOS', null]]), appsOf(app('IOS', { orgId: 'x' }))]) {
+      expect(answer(decideRedirect(input({ link: l, apps: a }), facts({ userAgent: IPHONE }), NOW)).outcome).toBe('redirect');
+    }
+  });
+
+  it('an entry without (or with an unsafe) deeplinkUrl goes straight to fallbackUrl or the store URL', () => {
+    const ua = facts({ userAgent: IPHONE });
+    const noDeep = link({ deepLinks: [entry('IOS', { deeplinkUrl: null, fallbackEnabled: true })] });
+    expect(answer(decideRedirect(input({ link: noDeep, apps }), ua, NOW))).toMatchObject({ status: '302 Found', location: 'https://fallback.example/', outcome: 'app_fallback' });
+    const toStore = link({ deepLinks: [entry('IOS', { deeplinkUrl: 'javascript:alert(1)' })] });
+    expect(answer(decideRedirect(input({ link: toStore, apps }), ua, NOW)).location).toBe('https://store.example/IOS');
+    const badFallback = link({ deepLinks: [entry('IOS', { deeplinkUrl: null, fallbackEnabled: true, fallbackUrl: 'data:text/html,x' })] });
+    expect(answer(decideRedirect(input({ link: badFallback, apps }), ua, NOW)).location).toBe('https://store.example/IOS');
+  });
+
+  it('webBrowser behaviour → the url (cloaked when the link is cloaked)', () => {
+    const l = link({ deepLinks: [entry('IOS', { linkBehaviour: 'webBrowser' })] });
+    expect(answer(decideRedirect(input({ link: l, apps }), facts({ userAgent: IPHONE }), NOW)).outcome).toBe('redirect');
+    const cloaked = link({ cloakEnabled: true, deepLinks: [entry('IOS', { linkBehaviour: 'webBrowser' })] });
+    expect(answer(decideRedirect(input({ link: cloaked, apps }), facts({ userAgent: IPHONE }), NOW)).outcome).toBe('cloak');
+  });
+});
+
+describe('cloaking', () => {
+  it('frame page of the destination with UTM and preview title; plain redirect when framing is refused or the URL is unsafe', () => {
+    const l = link({ cloakEnabled: true, preview: { title: 'Hello & bye', description: null, imageUrl: null, frameRefused: false } });
+    const d = answer(decideRedirect(input({ link: l }), facts(), NOW));
+    expect(d).toMatchObject({ status: '200 OK', outcome: 'cloak', hit: { eventType: 'CLICK' } });
+    expect(d.body).toContain('<iframe src="https://dest.example/p?x&#61;1&amp;utm_source&#61;src"');
+    expect(d.body).toContain('<title>Hello &amp; bye</title>');
+    expect(d.contentSecurityPolicy).toContain('frame-src http: https:');
+    const refused = link({ cloakEnabled: true, preview: { title: null, description: null, imageUrl: null, frameRefused: true } });
+    expect(answer(decideRedirect(input({ link: refused }), facts(), NOW)).outcome).toBe('redirect');
+    const unsafe = link({ cloakEnabled: true, url: 'javascript:alert(1)', utmSource: null });
+    expect(answer(decideRedirect(input({ link: unsafe }), facts(), NOW)).outcome).toBe('redirect');
+  });
+});
