@@ -1,7 +1,7 @@
 // Invariant: production analytics talk to a ClickHouse server over HTTP through one
 // @clickhouse/client instance per transport; statements, parameters and settings are exactly those
 // the chDB transport receives, so the two adapters pass the same contract suite.
-import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseTransport, QueryParams } from './clickhouse-transport.ts';
 
 export interface HttpClickHouseOptions {
@@ -36,6 +36,9 @@ export class HttpClickHouseTransport implements ClickHouseTransport {
       application: 'shortlink-analytics',
       // Large parameter values (none today) must not hit URL length limits.
       use_multipart_params_auto: true,
+      // Every failure is thrown to the caller, which decides what to log (the write buffer
+      // reports through onError); the client's own error log would repeat each one.
+      log: { level: ClickHouseLogLevel.OFF },
     });
   }
 

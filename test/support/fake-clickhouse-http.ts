@@ -153,7 +153,15 @@ export async function startFakeClickHouse(dataPath: string, port = 0): Promise<F
         for await (const chunk of stream) {
           if (!res.headersSent) res.writeHead(200, { ...baseHeaders, 'X-ClickHouse-Format': format, 'Content-Type': 'text/plain; charset=UTF-8' });
           if (gone) break;
-          if (!res.write(Buffer.from(chunk.raw()))) await new Promise<void>((r) => res.once('drain', r).once('close', r));
+          if (!res.write(Buffer.from(chunk.raw()))) {
+            await new Promise<void>((resolve) => {
+              const done = (): void => {
+                res.off('drain', done).off('close', done);
+                resolve();
+              };
+              res.on('drain', done).on('close', done);
+            });
+          }
         }
       } finally {
         if (!stream.closed) {

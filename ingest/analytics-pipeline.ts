@@ -1,0 +1,87 @@
+// Invariant: the analytics pipeline of a process is assembled here, once, from config: the store
+// is chDB under DATA_DIR/analytics unless CLICKHOUSE_URL is set, and the spool is a Redis stream
+// when REDIS_URL is set, else segment files under DATA_DIR/analytics-spool. The process that
+// opens an embedded pipeline is the only one that may (chDB binds its data path to one process):
+// in embedded mode, other processes (e.g. redirector cluster workers) must hand their hits to it.
+// close() stops intake first and the store last: buffer → backfill worker → spool → store.
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { AnalyticsStore, DEFAULT_SYNC_SETTLE_MILLIS } from '../shared/analytics/analytics-store.ts';
+import { HitEnricher } from '../shared/analytics/enrich-hit.ts';
+import type { CommonConfig } from '../shared/config/config.ts';
+import { BackfillWorker } from './backfill-worker.ts';
+import type { EventSpool } from './event-spool.ts';
+import { EventWriteBuffer, type EventWriteBufferOptions } from './event-write-buffer.ts';
+import { FileSpool } from './file-spool.ts';
+import { RedisStreamSpool } from './redis-stream-spool.ts';
+
+export interface AnalyticsPipelineOptions {
+  /** Sync settling margin (ms); default 2000. */
+  syncSettleMillis?: number;
+  /** Run the backfill worker in this process (default true). */
+  backfill?: boolean;
+  /** Reuse an open Redis client for the spool (borrowed, never closed). */
+  redis?: Redis | null;
+  buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
+  log?: (message: string) => void;
+}
+
+export interface AnalyticsPipeline {
+  /** Reads (browse/sync/export) and writes. */
+  store: AnalyticsStore;
+  /** The HitSink to give the redirector. */
+  sink: EventWriteBuffer;
+  spool: EventSpool;
+  backfill: BackfillWorker | null;
+  close(): Promise<void>;
+}
+
+export async function openAnalyticsPipeline(
+  config: Pick<CommonConfig, 'DATA_DIR' | 'CLICKHOUSE_URL' | 'REDIS_URL' | 'REDIS_PREFIX'>,
+  options: AnalyticsPipelineOptions = {},
+): Promise<AnalyticsPipeline> {
+  const log = options.log ?? ((m: string) => process.stderr.write(`[analytics] ${m}\n`));
+  const storeOptions = { syncSettleMillis: options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS };
+  const store = config.CLICKHOUSE_URL
+    ? await AnalyticsStore.openHttp(config.CLICKHOUSE_URL, storeOptions)
+    : await AnalyticsStore.openEmbedded(join(config.DATA_DIR, 'analytics'), storeOptions);
+  let spool: EventSpool;
+  try {
+    const redis = options.redis ?? config.REDIS_URL;
+    spool = redis ? new RedisStreamSpool({ prefix: config.REDIS_PREFIX, redis }) : await FileSpool.open(join(config.DATA_DIR, 'analytics-spool'));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  let lastLog = 0;
+  const onError = (err: unknown, context: string): void => {
+    const now = Date.now();
+    if (now - lastLog < 5000) return; // an outage fails every batch: one line per 5 s is enough
+    lastLog = now;
+    log(`${context} failed: ${err instanceof Error ? err.message : String(err)}`);
+  };
+  const backfill = options.backfill === false ? null : new BackfillWorker({ spool, store, onError: (e) => onError(e, 'backfill') });
+  const sink = new EventWriteBuffer({
+    ...options.buffer,
+    store,
+    enricher: new HitEnricher(),
+    spool,
+    onSpooled: () => backfill?.kick(),
+    onError,
+  });
+  backfill?.start();
+  log(`store ${store.transport.description}, spool ${spool.description}`);
+  return {
+    store,
+    sink,
+    spool,
+    backfill,
+    close: async () => {
+      const m = await sink.close();
+      if (m.droppedEvents > 0) log(`dropped ${m.droppedEvents} events (queue bound or spool failure)`);
+      await backfill?.stop();
+      await spool.close();
+      await store.close();
+    },
+  };
+}
