@@ -7,6 +7,7 @@ import { ANALYTICS_EVENT_FIELDS, type AnalyticsEvent } from './analytics-event.t
 import { CHROME_WINDOWS_UA, eventRecord, eventRecords, IPHONE_UA, isoMicros, newOrgId, rawHit, sleep } from './analytics-fixtures.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from './analytics-params.ts';
 import { AnalyticsStore, type EventPage } from './analytics-store.ts';
+import { EVENTS_TABLE } from './clickhouse-sql.ts';
 import type { ClickHouseTransport } from './clickhouse-transport.ts';
 import { HitEnricher } from './enrich-hit.ts';
 import { AppError } from '../errors/app-error.ts';
@@ -329,6 +330,11 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(after.events).toEqual([]); // the first-ingested copy keeps its place
       const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-05-05', to: '2026-05-05' })));
       expect(ndjson.trim().split('\n')).toHaveLength(20);
+      // A merge collapses the copies the same way FINAL does: the first-ingested copy stays.
+      await transport.exec(`OPTIMIZE TABLE ${EVENTS_TABLE} PARTITION 202605 FINAL`);
+      expect(await store.countPhysicalRows(orgId)).toBe(20);
+      expect((await syncAll(orgId, synced.last.nextSince ?? '', synced.last.afterEventId, 100)).events).toEqual([]);
+      expect((await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100)).last).toMatchObject({ nextSince: synced.last.nextSince, afterEventId: synced.last.afterEventId });
     });
 
     it('exports NDJSON: one event object per line, browse order, nulls kept', async () => {

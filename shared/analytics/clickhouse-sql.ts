@@ -87,9 +87,13 @@ export const INSERT_COLUMNS = [
 export type InsertColumn = (typeof INSERT_COLUMNS)[number];
 export type InsertRow = Record<InsertColumn, string | null>;
 
-/** Settings every analytics insert carries. */
+/**
+ * Settings every analytics insert carries: the batch's dedup token, and a synchronous insert
+ * (a server profile with async_insert would stamp ingested_at at its own flush and dedup
+ * differently, so it is switched off per insert).
+ */
 export function insertSettings(dedupToken: string): Record<string, string> {
-  return { insert_deduplication_token: dedupToken, insert_deduplicate: '1' };
+  return { insert_deduplication_token: dedupToken, insert_deduplicate: '1', async_insert: '0' };
 }
 
 /** 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC) for a DateTime64(6, 'UTC') column, from exact microseconds. */
