@@ -61,6 +61,8 @@ interface PeriodState {
   lastWant: number;
   exhaustedUntilMs: number;
   leasing: Promise<void> | null;
+  /** Requests waiting for a lease right now. */
+  waiting: number;
   activeSinceFlush: boolean;
   lastUseMs: number;
 }
@@ -76,6 +78,7 @@ const ALLOWED: QuotaView = Object.freeze({ allowed: true as const });
 const MAX_LEASE = 256;
 const EXHAUSTED_RECHECK_MS = 1_000;
 const IDLE_DROP_MS = 300_000;
+const MAX_SETTLE_ROUNDS = 100;
 
 export function billingPeriodOf(nowMs: number): Period {
   const d = new Date(nowMs);
@@ -115,13 +118,24 @@ export class ClickQuota {
   prepare(org: OrgRecord, nowMs: number): Promise<void> {
     if (!org.hardCapped) return Promise.resolve();
     const s = this.#state(org, nowMs);
+    s.waiting++;
     s.leasing ??= this.#lease(s, org, nowMs).finally(() => {
       s.leasing = null;
     });
-    return s.leasing;
+    return s.leasing.finally(() => {
+      s.waiting--;
+    });
   }
 
-  /** After prepare(): the answer, treating a still-unknown state as exhausted. */
+  /**
+   * Takes leases until the answer is known without I/O (granted, or the store says exhausted).
+   * The caller must then call view() and record() in one synchronous block.
+   */
+  async settle(org: OrgRecord): Promise<void> {
+    for (let i = 0; i < MAX_SETTLE_ROUNDS && this.view(org, Date.now()) === undefined; i++) await this.prepare(org, Date.now());
+  }
+
+  /** After prepare()/settle(): the answer, treating a still-unknown state as exhausted. */
   viewAfterPrepare(org: OrgRecord, nowMs: number): QuotaView {
     return this.view(org, nowMs) ?? this.#exhausted(this.#state(org, nowMs), org);
   }
@@ -187,6 +201,7 @@ export class ClickQuota {
         lastWant: 1,
         exhaustedUntilMs: 0,
         leasing: null,
+        waiting: 0,
         activeSinceFlush: false,
         lastUseMs: nowMs,
       };
@@ -224,7 +239,9 @@ export class ClickQuota {
     }
     const floor = s.durable ?? 0;
     const known = Math.max(s.total, floor);
-    const want = Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - known) / 8)));
+    // A block of about 1/8 of what is left (so leases shrink near the limit), at least as many
+    // as requests are waiting here.
+    const want = Math.max(1, Math.min(MAX_LEASE, Math.max(Math.floor((limit - known) / 8), s.waiting)));
     s.lastWant = want;
     try {
       const lease = await this.#o.store.lease(s.orgId, s.periodStart, floor, want, limit);

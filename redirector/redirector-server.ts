@@ -55,7 +55,6 @@ export interface RedirectorServer {
 
 const EMPTY_APPS: ReadonlyMap<string, AppRecord | null> = new Map();
 const CODE = /^\/([A-Za-z0-9_-]{1,64})(?:\/qr\.(svg|png))?$/;
-const MAX_QUOTA_RETRIES = 3;
 
 function parseRoute(url: string): Route | string {
   const m = CODE.exec(url);
@@ -253,20 +252,15 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
 
   async function answerAsync(res: uWS.HttpResponse, route: Route, facts: RequestFacts, aborted: { value: boolean }): Promise<void> {
     const input = await resolveAsync(route, facts);
-    let result: ReturnType<typeof answer> = 'needs-lease';
-    for (let attempt = 0; result === 'needs-lease'; attempt++) {
-      const now = Date.now();
-      if (attempt < MAX_QUOTA_RETRIES && input.org !== null && quotaFor(input, facts, now) === undefined) {
-        await quota.prepare(input.org, now);
-        continue;
-      }
-      if (aborted.value) return;
-      res.cork(() => {
-        result = answer(res, input, facts, now, attempt >= MAX_QUOTA_RETRIES);
-      });
-    }
-    if (result === 'done') return;
-    const qr: QrAnswer = result;
+    if (input.org !== null && quotaFor(input, facts, Date.now()) === undefined) await quota.settle(input.org);
+    if (aborted.value) return;
+    const box: { result: ReturnType<typeof answer> } = { result: 'needs-lease' };
+    // No await from here to the click count: the admission seen is the one recorded.
+    res.cork(() => {
+      box.result = answer(res, input, facts, Date.now(), true);
+    });
+    const qr = box.result;
+    if (typeof qr === 'string') return;
     const image = await renderQr(qr.format, qr.content);
     if (aborted.value) return;
     metrics.request('qr');

@@ -81,16 +81,18 @@ export class TieredCache<D, R extends object> {
     const lru = this.#lru;
     if (lru === null) return this.#getWithoutLru(id);
     for (let attempt = 0; attempt < MAX_ABORTED_RETRIES; attempt++) {
+      let v: Slot<R> | undefined;
       try {
         // allowStale: an expired entry answers at once while it is refreshed in the background.
-        const v = await lru.fetch(id, { allowStale: true });
-        if (v === undefined || v === ABSENT) return null;
-        return v as R;
+        v = await lru.fetch(id, { allowStale: true });
       } catch (err) {
-        // The key was invalidated while loading: load again, from after the invalidation.
         if (err instanceof Error && /^(deleted|evicted|replaced)$/.test(err.message)) continue;
         throw err;
       }
+      // The load never yields undefined: undefined means it was aborted (the key was invalidated
+      // while loading) or failed with nothing stale to offer. Load again, from after that point.
+      if (v === undefined) continue;
+      return v === ABSENT ? null : (v as R);
     }
     return (await this.#loadThrough(id)).record;
   }
