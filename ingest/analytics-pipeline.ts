@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { AnalyticsStore, DEFAULT_SYNC_SETTLE_MILLIS } from '../shared/analytics/analytics-store.ts';
 import { HitEnricher } from '../shared/analytics/enrich-hit.ts';
+import { HttpClickHouseTransport } from '../shared/analytics/http-clickhouse-transport.ts';
 import type { CommonConfig } from '../shared/config/config.ts';
 import { BackfillWorker } from './backfill-worker.ts';
 import type { EventSpool } from './event-spool.ts';
@@ -42,9 +43,33 @@ export async function openAnalyticsPipeline(
 ): Promise<AnalyticsPipeline> {
   const log = options.log ?? ((m: string) => process.stderr.write(`[analytics] ${m}\n`));
   const storeOptions = { syncSettleMillis: options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS };
-  const store = config.CLICKHOUSE_URL
-    ? await AnalyticsStore.openHttp(config.CLICKHOUSE_URL, storeOptions)
-    : await AnalyticsStore.openEmbedded(join(config.DATA_DIR, 'analytics'), storeOptions);
+  let schemaRetry: NodeJS.Timeout | null = null;
+  let store: AnalyticsStore;
+  if (config.CLICKHOUSE_URL) {
+    // A ClickHouse server that is down at start must not stop this process (redirects go on,
+    // events are spooled): the schema is ensured in the background until the server answers.
+    const httpStore = new AnalyticsStore(new HttpClickHouseTransport({ url: config.CLICKHOUSE_URL }), storeOptions);
+    store = httpStore;
+    const ensure = (): void => {
+      httpStore.ensureSchema().then(
+        () => {
+          schemaRetry = null;
+        },
+        (err: unknown) => {
+          log(`ClickHouse schema not ensured yet (${err instanceof Error ? err.message : String(err)}); retrying in 2 s`);
+          schemaRetry = setTimeout(ensure, 2000);
+          schemaRetry.unref();
+        },
+      );
+    };
+    try {
+      await httpStore.ensureSchema();
+    } catch {
+      ensure();
+    }
+  } else {
+    store = await AnalyticsStore.openEmbedded(join(config.DATA_DIR, 'analytics'), storeOptions);
+  }
   let spool: EventSpool;
   try {
     const redis = options.redis ?? config.REDIS_URL;
@@ -77,6 +102,7 @@ export async function openAnalyticsPipeline(
     spool,
     backfill,
     close: async () => {
+      if (schemaRetry) clearTimeout(schemaRetry);
       const m = await sink.close();
       if (m.droppedEvents > 0) log(`dropped ${m.droppedEvents} events (queue bound or spool failure)`);
       await backfill?.stop();

@@ -34,8 +34,8 @@ export class HttpClickHouseTransport implements ClickHouseTransport {
       request_timeout: options.requestTimeoutMs ?? 30_000,
       max_open_connections: options.maxOpenConnections ?? 10,
       application: 'shortlink-analytics',
-      // Large parameter values (none today) must not hit URL length limits.
-      use_multipart_params_auto: true,
+      // Parameters travel in the URL (ClickHouse accepts URIs up to 1 MiB by default); multipart
+      // parameters are left off because older servers (e.g. 24.8) do not read them.
       // Every failure is thrown to the caller, which decides what to log (the write buffer
       // reports through onError); the client's own error log would repeat each one.
       log: { level: ClickHouseLogLevel.OFF },
