@@ -2,8 +2,9 @@
 // queued in memory and written in batches (on size, on a timer, and on close()). Every batch is
 // enriched, given a fresh dedup token, and then either inserted or, if the insert fails or times
 // out, handed to the spool with that same token; a batch the spool also refuses is kept and
-// retried, so an event is lost only when the queue bound (maxQueuedEvents) is exceeded, and
-// that is counted. After a failed insert the store is skipped for a cooldown (batches go straight
+// retried, so an event is lost only when the queue bound (maxQueuedEvents) is exceeded, when it
+// is pushed after close(), or when neither store nor spool takes it during close(); each such
+// loss is counted in droppedEvents. After a failed insert the store is skipped for a cooldown (batches go straight
 // to the spool), so an outage costs no insert timeouts per batch. close() returns once every
 // queued hit is inserted or spooled.
 import { randomUUID } from 'node:crypto';
