@@ -1,0 +1,132 @@
+// Invariant: fetching a destination's preview is bounded in every dimension: one overall
+// deadline, at most `maxBytes` of body read, at most `maxRedirects` hops (http/https only), and
+// only to addresses the policy allows, checked on every hop (see address-policy.ts). It never
+// follows anything but HTTP redirects and never runs page content.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { guardedLookup, isPublicAddress, RefusedAddressError, type AddressPredicate } from './address-policy.ts';
+import { refusesFraming } from './frame-policy.ts';
+import { parseOpenGraph, type ParsedPreview } from './open-graph-parser.ts';
+
+export interface PreviewFetchOptions {
+  /** Allow loopback/private targets (PREVIEW_ALLOW_PRIVATE; tests only). */
+  allowPrivate?: boolean;
+  /** Overrides the address policy (tests). */
+  addressAllowed?: AddressPredicate;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  userAgent?: string;
+}
+
+export interface FetchedPreview extends ParsedPreview {
+  frameRefused: boolean;
+  finalUrl: string;
+}
+
+export class PreviewFetchError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PreviewFetchError';
+  }
+}
+
+const DEFAULTS = {
+  timeoutMs: 5_000,
+  maxBytes: 512 * 1024,
+  maxRedirects: 5,
+  userAgent: 'Mozilla/5.0 (compatible; ShortlinkPreview/1.0; link preview fetcher)',
+};
+
+interface Hop {
+  response: IncomingMessage;
+  url: URL;
+}
+
+function open(url: URL, allowed: AddressPredicate, signal: AbortSignal, userAgent: string): Promise<Hop> {
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) !== 0 && !allowed(literal)) return Promise.reject(new RefusedAddressError(url.hostname, literal));
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        signal,
+        lookup: guardedLookup(allowed) as never,
+        headers: { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', 'accept-encoding': 'identity' },
+      },
+      (response) => resolve({ response, url }),
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function readCapped(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    const room = maxBytes - size;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.length, room);
+    if (size >= maxBytes) break; // leaving the loop destroys the stream
+  }
+  response.destroy();
+  return Buffer.concat(chunks);
+}
+
+function decode(body: Buffer, contentType: string): string {
+  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+export async function fetchPreview(target: string, options: PreviewFetchOptions = {}): Promise<FetchedPreview> {
+  const o = { ...DEFAULTS, ...options };
+  const allowed: AddressPredicate = options.addressAllowed ?? (options.allowPrivate ? () => true : isPublicAddress);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new PreviewFetchError(`preview fetch timed out after ${o.timeoutMs} ms`)), o.timeoutMs);
+  try {
+    let url = new URL(target);
+    for (let hop = 0; ; hop++) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PreviewFetchError(`unsupported scheme ${url.protocol}`);
+      const { response } = await open(url, allowed, controller.signal, o.userAgent);
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (status >= 300 && status < 400 && location !== undefined) {
+        response.destroy();
+        if (hop >= o.maxRedirects) throw new PreviewFetchError(`more than ${o.maxRedirects} redirects`);
+        url = new URL(location, url);
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        response.destroy();
+        throw new PreviewFetchError(`destination answered ${status}`);
+      }
+      const frameRefused = refusesFraming(
+        [response.headers['x-frame-options']].flat().join(',') || undefined,
+        [response.headers['content-security-policy']].flat().join(',') || undefined,
+      );
+      const contentType = response.headers['content-type'] ?? '';
+      if (!/html/i.test(contentType)) {
+        response.destroy();
+        return { title: null, description: null, imageUrl: null, frameRefused, finalUrl: url.href };
+      }
+      const html = decode(await readCapped(response, o.maxBytes), contentType);
+      return { ...parseOpenGraph(html, url.href), frameRefused, finalUrl: url.href };
+    }
+  } catch (err) {
+    if (controller.signal.aborted && controller.signal.reason instanceof PreviewFetchError) throw controller.signal.reason;
+    if (err instanceof PreviewFetchError || err instanceof RefusedAddressError) throw err;
+    const cause = err instanceof Error && err.cause instanceof RefusedAddressError ? err.cause : err;
+    if (cause instanceof RefusedAddressError) throw cause;
+    throw new PreviewFetchError(`preview fetch failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,65 @@
+// Invariant: refreshing a destination's preview runs in the background and never throws at the
+// caller: at most one fetch per URL is in flight in a process, a URL fetched less than maxAgeMs
+// ago is not fetched again, and when the visible preview (title, description, image, framing)
+// changed, a link invalidation is published for every short code whose destination is that URL,
+// after the row is written, so redirectors reload it.
+import type { InvalidationBus } from '../bus/invalidation-bus.ts';
+import type { Sql } from '../db/database.ts';
+import { fetchPreview, type PreviewFetchOptions } from './preview-fetcher.ts';
+import { loadPreview, previewIsFresh, shortCodesForUrl, storeFailedAttempt, storePreview, type StoredPreview } from './preview-store.ts';
+
+export interface PreviewRefreshDeps {
+  sql: Sql;
+  bus: InvalidationBus;
+  /** PREVIEW_ALLOW_PRIVATE (tests only). */
+  allowPrivate?: boolean;
+  fetchOptions?: Omit<PreviewFetchOptions, 'allowPrivate'>;
+  /** Skip URLs fetched more recently than this (ms). Default 1 hour; 0 always fetches. */
+  maxAgeMs?: number;
+  onError?: (err: unknown, url: string) => void;
+}
+
+export type PreviewRefreshOutcome = 'changed' | 'unchanged' | 'fresh' | 'failed';
+
+const inFlight = new Map<string, Promise<PreviewRefreshOutcome>>();
+
+function visible(p: Pick<StoredPreview, 'title' | 'description' | 'imageUrl' | 'frameRefused'> | null): string {
+  return JSON.stringify(p === null ? [null, null, null, false] : [p.title, p.description, p.imageUrl, p.frameRefused]);
+}
+
+async function refresh(deps: PreviewRefreshDeps, url: string): Promise<PreviewRefreshOutcome> {
+  const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
+  if (maxAgeMs > 0 && (await previewIsFresh(deps.sql, url, maxAgeMs))) return 'fresh';
+  const before = await loadPreview(deps.sql, url);
+  let fetched;
+  try {
+    fetched = await fetchPreview(url, { ...deps.fetchOptions, allowPrivate: deps.allowPrivate ?? false });
+  } catch (err) {
+    deps.onError?.(err, url);
+    await storeFailedAttempt(deps.sql, url);
+    return 'failed';
+  }
+  const values = { title: fetched.title, description: fetched.description, imageUrl: fetched.imageUrl, frameRefused: fetched.frameRefused };
+  await storePreview(deps.sql, url, values);
+  if (visible(before) === visible(values)) return 'unchanged';
+  for (const shortCode of await shortCodesForUrl(deps.sql, url)) await deps.bus.publish({ kind: 'link', shortCode });
+  return 'changed';
+}
+
+/**
+ * Call after a link is saved (created, or its url changed): fetches the destination's preview in
+ * the background. The returned promise is for tests and tools; the API need not await it.
+ */
+export function refreshDestinationPreview(deps: PreviewRefreshDeps, url: string): Promise<PreviewRefreshOutcome> {
+  let p = inFlight.get(url);
+  if (p === undefined) {
+    p = refresh(deps, url)
+      .catch((err: unknown) => {
+        deps.onError?.(err, url);
+        return 'failed' as const;
+      })
+      .finally(() => inFlight.delete(url));
+    inFlight.set(url, p);
+  }
+  return p;
+}
