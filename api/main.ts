@@ -3,16 +3,26 @@
 import { apiSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { openBackends } from '../shared/runtime/backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
+import { AnalyticsStore } from '../shared/analytics/analytics-store.ts';
+import { HttpClickHouseTransport } from '../shared/analytics/http-clickhouse-transport.ts';
+import { storeAnalyticsReads } from './routes/store-analytics-reads.ts';
 import { startApi } from './start-api.ts';
 
 const config = loadConfigOrExit(apiSchema);
 const log = (m: string) => process.stderr.write(`[api] ${m}\n`);
 const backends = await openBackends(config, log);
+// Analytics reads go straight to ClickHouse; chDB's embedded store belongs to `npm start` alone.
+// No schema work here (the ingest process ensures it), so a ClickHouse outage never stops the API.
+const store = config.CLICKHOUSE_URL
+  ? new AnalyticsStore(new HttpClickHouseTransport({ url: config.CLICKHOUSE_URL }), { syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS })
+  : null;
+if (!store) log('CLICKHOUSE_URL is not set: the analytics endpoints answer 500 SML001');
 const api = await startApi(backends, {
+  analytics: store ? storeAnalyticsReads(store) : undefined,
   port: config.API_PORT,
   host: config.API_HOST,
   defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
   logLevel: config.LOG_LEVEL,
 });
 log(`listening on ${config.API_HOST}:${api.port}`);
-onShutdown([backends.close, api.close], log);
+onShutdown([backends.close, async () => store?.close(), api.close], log);

@@ -4,6 +4,8 @@
 // last, so nothing is lost or corrupted.
 import uWS from 'uWebSockets.js';
 import { startApi } from '../api/start-api.ts';
+import { storeAnalyticsReads } from '../api/routes/store-analytics-reads.ts';
+import { openAnalyticsPipeline } from '../ingest/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
 import { openBackends } from '../shared/runtime/backends.ts';
@@ -17,8 +19,34 @@ const closers: Closer[] = [];
 const backends = await openBackends(config, debug ? (m) => log(`postgres: ${m}`) : () => {});
 closers.push(backends.close);
 log(config.DATABASE_URL ? 'Postgres: DATABASE_URL' : `Postgres: embedded in ${config.DATA_DIR}/postgres`);
+// Before any listener opens, so the key is printed by the time the service answers.
+const demo = await ensureDemoOrganization(backends.db.sql);
+if (demo) {
+  process.stdout.write(
+    [
+      '',
+      `Demo organisation ${demo.orgId} created. Its API key (shown once):`,
+      `  ${demo.key}`,
+      'Try:',
+      `  curl -s -X POST http://localhost:${config.API_PORT}/link/external/v1/shortenedUrl/save \\`,
+      `    -H 'X-API-KEY: ${demo.key}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"url":"https://example.com/hello","utmSource":"readme"}'`,
+      '',
+    ].join('\n'),
+  );
+}
+
+const pipeline = await openAnalyticsPipeline(config, {
+  backfill: true,
+  redis: backends.redis,
+  syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS,
+  log: (m) => log(`analytics: ${m}`),
+});
+closers.push(pipeline.close);
+log(config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in ${config.DATA_DIR}/analytics`);
 
 const api = await startApi(backends, {
+  analytics: storeAnalyticsReads(pipeline.store),
   port: config.API_PORT,
   host: config.API_HOST,
   defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
@@ -39,19 +67,4 @@ closers.push(async () => {
 });
 
 log(`API on http://localhost:${api.port}, redirector on http://localhost:${config.REDIRECT_PORT}`);
-const demo = await ensureDemoOrganization(backends.db.sql);
-if (demo) {
-  process.stdout.write(
-    [
-      '',
-      `Demo organisation ${demo.orgId} created. Its API key (shown once):`,
-      `  ${demo.key}`,
-      'Try:',
-      `  curl -s -X POST http://localhost:${api.port}/link/external/v1/shortenedUrl/save \\`,
-      `    -H 'X-API-KEY: ${demo.key}' -H 'Content-Type: application/json' \\`,
-      `    -d '{"url":"https://example.com/hello","utmSource":"readme"}'`,
-      '',
-    ].join('\n'),
-  );
-}
 onShutdown(closers, log);

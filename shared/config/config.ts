@@ -31,6 +31,8 @@ export const commonSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every Redis key and channel, so that several deployments (or test runs) share a server. */
   REDIS_PREFIX: z.string().default('shortlink:'),
+  /** Sync reads only events ingested at least this long ago (ms), so late inserts are never skipped. */
+  ANALYTICS_SYNC_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
 });
 
 export const apiSchema = commonSchema.extend({
