@@ -6,6 +6,7 @@ import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { AnalyticsStore } from '../shared/analytics/analytics-store.ts';
 import { HttpClickHouseTransport } from '../shared/analytics/http-clickhouse-transport.ts';
 import { storeAnalyticsReads } from './routes/store-analytics-reads.ts';
+import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { startApi } from './start-api.ts';
 
 const config = loadConfigOrExit(apiSchema);
@@ -19,6 +20,7 @@ const store = config.CLICKHOUSE_URL
 if (!store) log('CLICKHOUSE_URL is not set: the analytics endpoints answer 500 SML001');
 const api = await startApi(backends, {
   analytics: store ? storeAnalyticsReads(store) : undefined,
+  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, bus: backends.bus, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
   port: config.API_PORT,
   host: config.API_HOST,
   defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,

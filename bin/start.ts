@@ -2,10 +2,11 @@
 // redirector on REDIRECT_PORT, and the analytics pipeline, over the embedded backends under
 // DATA_DIR unless server URLs are configured. SIGTERM stops the servers first and the stores
 // last, so nothing is lost or corrupted.
-import uWS from 'uWebSockets.js';
 import { startApi } from '../api/start-api.ts';
 import { storeAnalyticsReads } from '../api/routes/store-analytics-reads.ts';
 import { openAnalyticsPipeline } from '../ingest/analytics-pipeline.ts';
+import { createRedirectorServer } from '../redirector/redirector-server.ts';
+import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
 import { openBackends } from '../shared/runtime/backends.ts';
@@ -47,6 +48,7 @@ log(config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in 
 
 const api = await startApi(backends, {
   analytics: storeAnalyticsReads(pipeline.store),
+  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, bus: backends.bus, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
   port: config.API_PORT,
   host: config.API_HOST,
   defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
@@ -54,17 +56,15 @@ const api = await startApi(backends, {
 });
 closers.push(api.close);
 
-// Redirector placeholder until the uWS redirector lands: liveness only.
-let listenSocket: uWS.us_listen_socket | false = false;
-const redirector = uWS.App().get('/healthz', (res) => {
-  res.cork(() => res.writeHeader('content-type', 'application/json').end('{"response":{"status":"ok"}}'));
+const redirector = await createRedirectorServer({
+  sql: backends.db.sql,
+  bus: backends.bus,
+  redis: backends.redis,
+  config,
+  hitSink: pipeline.sink,
+  log: (m) => log(`redirector: ${m}`),
 });
-await new Promise<void>((resolve, reject) =>
-  redirector.listen(config.REDIRECT_HOST, config.REDIRECT_PORT, (socket) => ((listenSocket = socket) ? resolve() : reject(new Error(`cannot listen on ${config.REDIRECT_PORT}`)))),
-);
-closers.push(async () => {
-  if (listenSocket) uWS.us_listen_socket_close(listenSocket);
-});
+closers.push(redirector.close);
 
-log(`API on http://localhost:${api.port}, redirector on http://localhost:${config.REDIRECT_PORT}`);
+log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port}`);
 onShutdown(closers, log);

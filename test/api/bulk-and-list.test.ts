@@ -88,7 +88,7 @@ describe('list', () => {
     expect(defaults.body.response!.page).toMatchObject({ size: 20, number: 0 });
   });
 
-  it.each([{ size: 0 }, { size: 101 }, { page: -1 }])('rejects %j with SML002', async (params) => {
+  it.each<Record<string, number>>([{ size: 0 }, { size: 101 }, { page: -1 }])('rejects %j with SML002', async (params) => {
     const r = await other.client.list(params);
     expect(r.status).toBe(400);
     expect(r.body.errors![0]!.code).toBe('SML002');
