@@ -4,7 +4,7 @@
 // null members are omitted.
 import type { MobileApp } from '../apps/mobile-app-repository.ts';
 import { formatPgInstant } from '../time/instant.ts';
-import { effectivePreview, type PreviewMetadata } from './effective-preview.ts';
+import { effectivePreviewMetadata, type PreviewMetadata } from '../previews/effective-preview-metadata.ts';
 import type { LinkRow } from './link-row.ts';
 
 export interface DeepLinkView {
@@ -60,9 +60,13 @@ export interface ViewOptions {
 }
 
 export function toLinkView(row: LinkRow, apps: ReadonlyMap<string, MobileApp>, opts: ViewOptions): LinkView {
-  const preview = effectivePreview(
-    row.enable_custom_metadata,
-    { title: row.custom_metadata_title, description: row.custom_metadata_description, imageUrl: row.custom_metadata_image_url },
+  const preview = effectivePreviewMetadata(
+    {
+      enableCustomMetadata: row.enable_custom_metadata,
+      customMetadataTitle: row.custom_metadata_title,
+      customMetadataDescription: row.custom_metadata_description,
+      customMetadataImageUrl: row.custom_metadata_image_url,
+    },
     { title: row.preview_title, description: row.preview_description, imageUrl: row.preview_image_url },
   );
   const deepLinks = row.deep_links.map((d) => {
