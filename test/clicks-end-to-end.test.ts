@@ -33,7 +33,7 @@ const browseAll = async (o: Org, q = ''): Promise<Event[]> => {
   const out: Event[] = [];
   let cursor: string | null = null;
   do {
-    const r = await o.client.get<Page>(`/link/external/v1/analytics/events?from=${today()}&to=${today()}&limit=2${cursor ? `&cursor=${cursor}` : ''}${q}`);
+    const r: Awaited<ReturnType<typeof o.client.get<Page>>> = await o.client.get<Page>(`/link/external/v1/analytics/events?from=${today()}&to=${today()}&limit=2${cursor ? `&cursor=${cursor}` : ''}${q}`);
     expect(r.status).toBe(200);
     out.push(...r.body.response!.data);
     cursor = r.body.response!.hasMore ? r.body.response!.nextCursor : null;
