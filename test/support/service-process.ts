@@ -144,3 +144,29 @@ export function apiClient(base: string, key: string | null) {
     get: <T = Record<string, unknown>>(path: string) => call<T>('GET', path),
   };
 }
+
+export interface ChildService {
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts one entry point (e.g. 'api/main.ts') and waits for `healthUrl` when given. */
+export async function startProcess(entry: string, env: NodeJS.ProcessEnv, healthUrl?: string): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (out += String(d)));
+  if (healthUrl) await waitHealthy(healthUrl, child, () => out);
+  return {
+    output: () => out,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}

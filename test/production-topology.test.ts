@@ -1,0 +1,127 @@
+// The production topology end to end: `start:api`, `start:redirector` (a 2-worker uWS cluster)
+// and `start:ingest` as three processes over the machine's real Postgres and Redis, with a
+// test-only ClickHouse HTTP endpoint running the chDB engine. Covers cross-process cache
+// invalidation and a ClickHouse outage followed by recovery with no event lost or doubled.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { send, until } from '../redirector/test-support/http-request.ts';
+import { startFakeClickHouse, type FakeClickHouse } from './support/fake-clickhouse-http.ts';
+import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from './support/servers.ts';
+import { apiClient, freePort, startProcess, type ChildService } from './support/service-process.ts';
+
+const execFileP = promisify(execFile);
+const pgUrl = inject('realPgUrl');
+const redisUrl = inject('realRedisUrl');
+const CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
+type Page = { data: { eventId: string }[]; hasMore: boolean; nextCursor: string | null; nextSince: string | null; afterEventId: string | null };
+
+describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () => {
+  const dir = mkdtempSync(join(process.cwd(), '.tmp', 'topology-'));
+  chmodSync(dir, 0o755);
+  const prefix = redisTestPrefix();
+  let db: TestDatabase;
+  let ch: FakeClickHouse;
+  let env: NodeJS.ProcessEnv;
+  const procs: ChildService[] = [];
+  let apiUrl = '';
+  let redirectPort = 0;
+  let client: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(pgUrl!);
+    ch = await startFakeClickHouse(join(dir, 'clickhouse'));
+    const apiPort = await freePort();
+    redirectPort = await freePort();
+    env = {
+      DATABASE_URL: db.url,
+      REDIS_URL: redisUrl!,
+      REDIS_PREFIX: prefix,
+      CLICKHOUSE_URL: ch.url,
+      DATA_DIR: join(dir, 'data'),
+      DEFAULT_SHORT_DOMAIN: 'sho.rt',
+      ANALYTICS_SYNC_SETTLE_MS: '50',
+      LOG_LEVEL: 'warn',
+      API_PORT: String(apiPort),
+      API_HOST: '127.0.0.1',
+      REDIRECT_PORT: String(redirectPort),
+      REDIRECT_HOST: '127.0.0.1',
+      REDIRECT_WORKERS: '2',
+    };
+    apiUrl = `http://127.0.0.1:${apiPort}`;
+    procs.push(await startProcess('api/main.ts', env, apiUrl));
+    procs.push(await startProcess('redirector/main.ts', env, `http://127.0.0.1:${redirectPort}`));
+    procs.push(await startProcess('ingest/main.ts', env));
+    const admin = async (...args: string[]) =>
+      JSON.parse((await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], { env: { PATH: process.env.PATH, ...env } })).stdout) as Record<string, string>;
+    const org = await admin('org', 'create', '--name', 'Prod', '--plan', 'BUSINESS');
+    const key = await admin('key', 'create', '--org', org.id!, '--label', 'prod');
+    client = apiClient(apiUrl, key.key!);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const p of procs.reverse()) await p.stop();
+    await ch?.close();
+    await db?.drop();
+    await deleteRedisPrefix(redisUrl!, prefix);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  let sent = 0;
+  const click = (code: string) => (sent++, send(redirectPort, `/${code}`, { host: 'sho.rt', headers: { 'user-agent': CHROME, accept: 'text/html' } }));
+  const syncAll = async (): Promise<string[]> => {
+    const ids: string[] = [];
+    let since = '2020-01-01T00:00:00Z';
+    let after: string | null = null;
+    for (;;) {
+      const r: { status: number; body: { response?: Page } } = await client.get<Page>(`/link/external/v1/analytics/events?since=${encodeURIComponent(since)}${after ? `&afterEventId=${after}` : ''}&limit=5`);
+      expect(r.status).toBe(200);
+      ids.push(...r.body.response!.data.map((e) => e.eventId));
+      since = r.body.response!.nextSince!;
+      after = r.body.response!.afterEventId;
+      if (!r.body.response!.hasMore) return ids;
+    }
+  };
+
+  it('a save through the API is seen by every redirector worker within a second (Redis pub/sub)', async () => {
+    const saved = await client.save<{ shortCode: string }>({ url: 'https://example.com/v1', shortCode: 'prod-link-1' });
+    expect(saved.status).toBe(200);
+    for (let i = 0; i < 6; i++) expect((await click('prod-link-1')).headers.location).toBe('https://example.com/v1');
+    await client.save({ url: 'https://example.com/v2', shortCode: 'prod-link-1' });
+    const t0 = Date.now();
+    // several connections, so both workers are asked
+    await until(async () => (await Promise.all([1, 2, 3, 4].map(() => click('prod-link-1')))).every((r) => r.headers.location === 'https://example.com/v2'), 1000, 20);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it('every click reaches ClickHouse once, through an outage of the store and its recovery', async () => {
+    await client.save({ url: 'https://example.com/outage', shortCode: 'prod-outage' });
+    for (let i = 0; i < 5; i++) expect((await click('prod-outage')).status).toBe(302);
+    // every click sent so far, from both tests, arrives exactly once
+    await until(async () => (await syncAll()).length >= sent, 15_000, 250);
+    const before = (await syncAll()).length;
+    expect(before).toBe(sent);
+
+    await ch.stop();
+    const t0 = Date.now();
+    for (let i = 0; i < 7; i++) expect((await click('prod-outage')).status).toBe(302);
+    expect(Date.now() - t0).toBeLessThan(2000); // an outage of the store does not slow redirects
+    await new Promise((r) => setTimeout(r, 2500)); // let the workers' flushes fail and spool
+    await ch.start();
+
+    await until(async () => (await syncAll()).length >= before + 7, 30_000, 500);
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = await syncAll();
+    expect(after.length).toBe(before + 7);
+    expect(new Set(after).size).toBe(after.length);
+  }, 60_000);
+
+  it('all three processes stop cleanly on SIGTERM', async () => {
+    const codes = [];
+    for (const p of [...procs].reverse()) codes.push(await p.stop('SIGTERM'));
+    expect(codes).toEqual([0, 0, 0]);
+  });
+});
