@@ -5,6 +5,7 @@
 // cache fill, never per request).
 import { effectivePreviewMetadata, type PreviewMetadata } from '../shared/previews/effective-preview-metadata.ts';
 import { effectiveLimits, isHardCapped, type Plan } from '../shared/orgs/plans.ts';
+import { safeWebUrl } from './safe-url.ts';
 import { applyUtm } from './utm.ts';
 
 export type EntityKind = 'link' | 'org' | 'app' | 'domain';
@@ -45,6 +46,8 @@ export interface LinkData {
 export interface LinkRecord extends LinkData {
   /** The destination with the link's UTM tags applied. */
   destination: string;
+  /** The destination as an absolute http(s) URL safe for href/src, or null (see safe-url.ts). */
+  safeDestination: string | null;
   previewMetadata: PreviewMetadata;
   frameRefused: boolean;
 }
@@ -74,9 +77,11 @@ export interface DomainRecord {
 }
 
 export function hydrateLink(data: LinkData): LinkRecord {
+  const destination = applyUtm(data.url, data);
   return {
     ...data,
-    destination: applyUtm(data.url, data),
+    destination,
+    safeDestination: safeWebUrl(destination),
     previewMetadata: effectivePreviewMetadata(data, data.preview),
     frameRefused: data.preview?.frameRefused ?? false,
   };

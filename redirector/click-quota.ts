@@ -92,6 +92,8 @@ export function billingPeriodOf(nowMs: number): Period {
 export class ClickQuota {
   readonly #o: Required<Omit<ClickQuotaOptions, 'onFlush' | 'onError'>> & Pick<ClickQuotaOptions, 'onFlush' | 'onError'>;
   readonly #states = new Map<string, PeriodState>();
+  /** The current period's states by organisation id (hot-path index into #states). */
+  readonly #current = new Map<string, PeriodState>();
   #period: Period = billingPeriodOf(Date.now());
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> | null = null;
@@ -183,9 +185,12 @@ export class ClickQuota {
 
   #state(org: OrgRecord, nowMs: number): PeriodState {
     let p = this.#period;
-    if (nowMs >= p.endMs || nowMs < p.startMs) p = this.#period = billingPeriodOf(nowMs);
-    const key = `${org.id}|${p.periodStart}`;
-    let s = this.#states.get(key);
+    if (nowMs >= p.endMs || nowMs < p.startMs) {
+      p = this.#period = billingPeriodOf(nowMs);
+      this.#current.clear();
+    }
+    let s = this.#current.get(org.id);
+    if (s === undefined) s = this.#states.get(`${org.id}|${p.periodStart}`);
     if (s === undefined) {
       s = {
         orgId: org.id,
@@ -205,8 +210,9 @@ export class ClickQuota {
         activeSinceFlush: false,
         lastUseMs: nowMs,
       };
-      this.#states.set(key, s);
+      this.#states.set(`${org.id}|${p.periodStart}`, s);
     }
+    if (this.#current.get(org.id) !== s) this.#current.set(org.id, s);
     if (s.hardCapped !== org.hardCapped) {
       // Plan changed: a lease held for a FREE plan goes back to the store at the next flush.
       s.hardCapped = org.hardCapped;
@@ -283,6 +289,7 @@ export class ClickQuota {
         (now - s.lastUseMs > IDLE_DROP_MS || now >= s.periodEnd * 1000)
       ) {
         this.#states.delete(key);
+        if (this.#current.get(s.orgId) === s) this.#current.delete(s.orgId);
       }
     }
     if (durable.length === 0 && store.length === 0) return;

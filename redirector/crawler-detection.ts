@@ -1,7 +1,7 @@
 // Invariant: a User-Agent is a link-preview crawler exactly when it contains one of the tokens
 // below (case-insensitive). The list names unfurlers of messengers and social networks only, by tokens
 // their in-app browsers do not send: search-engine crawlers and in-app browsers keep getting the
-// real redirect.
+// real redirect. Answers are memoised per distinct User-Agent (bounded).
 
 /** Substrings of the User-Agents of known link-preview fetchers. */
 export const PREVIEW_CRAWLER_TOKENS: readonly string[] = [
@@ -33,6 +33,16 @@ export const PREVIEW_CRAWLER_TOKENS: readonly string[] = [
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const CRAWLER = new RegExp(PREVIEW_CRAWLER_TOKENS.map(escapeRegExp).join('|'), 'i');
 
+const MEMO_LIMIT = 10_000;
+const memo = new Map<string, boolean>();
+
 export function isPreviewCrawler(userAgent: string): boolean {
-  return userAgent !== '' && CRAWLER.test(userAgent);
+  if (userAgent === '') return false;
+  let crawler = memo.get(userAgent);
+  if (crawler === undefined) {
+    crawler = CRAWLER.test(userAgent);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(userAgent, crawler);
+  }
+  return crawler;
 }

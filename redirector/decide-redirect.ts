@@ -109,7 +109,7 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
 
   const record = facts.method === 'GET';
   const shortUrl = smartLinkOf(input.hostDomain?.host ?? input.defaultShortDomain, link.shortCode);
-  const destination = safeWebUrl(link.destination);
+  const destination = link.safeDestination;
 
   if (isPreviewCrawler(facts.userAgent)) {
     const page = crawlerPage(link.previewMetadata, shortUrl, destination ?? shortUrl);
@@ -162,7 +162,7 @@ export function pickDeepLink(
 
 function deepLinkAnswer(entry: DeepLinkEntry, app: AppRecord, link: LinkRecord, hit: HitSpec | null): HttpAnswer | null {
   const store = safeWebUrl(app.storeUrl);
-  const fallback = (entry.fallbackEnabled ? safeWebUrl(entry.fallbackUrl) : null) ?? store ?? safeWebUrl(link.destination);
+  const fallback = (entry.fallbackEnabled ? safeWebUrl(entry.fallbackUrl) : null) ?? store ?? link.safeDestination;
   if (fallback === null) return null;
   const deeplink = safeDeepLinkUrl(entry.deeplinkUrl);
   if (deeplink === null) return redirectAnswer(fallback, 'app_fallback', hit);

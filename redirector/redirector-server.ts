@@ -68,10 +68,15 @@ function hasSinkMetrics(sink: HitSink): sink is HitSink & SinkMetrics {
   return typeof (sink as Partial<SinkMetrics>).metrics === 'function';
 }
 
-function decodeAddress(buf: ArrayBuffer): string | null {
-  const text = Buffer.from(buf).toString();
-  if (text === '') return null;
-  return text.startsWith('::ffff:') && text.includes('.') ? text.slice(7) : text;
+/** The peer address as text; IPv4 and IPv4-mapped addresses are formatted from the raw bytes. */
+function remoteAddress(res: uWS.HttpResponse): string | null {
+  const b = new Uint8Array(res.getRemoteAddress());
+  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  if (b.length === 16 && b[10] === 0xff && b[11] === 0xff && b[0] === 0 && b[1] === 0 && b[2] === 0 && b[3] === 0 && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0) {
+    return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+  }
+  const text = Buffer.from(res.getRemoteAddressAsText()).toString();
+  return text === '' ? null : text;
 }
 
 export async function createRedirectorServer(deps: RedirectorDeps): Promise<RedirectorServer> {
@@ -124,7 +129,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
       const xff = req.getHeader('x-forwarded-for');
       if (xff !== '') ip = (xff.split(',')[0] ?? '').trim() || null;
     }
-    ip ??= decodeAddress(res.getRemoteAddressAsText());
+    ip ??= remoteAddress(res);
     return {
       method,
       host: normalizeHost(req.getHeader('host')),
@@ -278,18 +283,13 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     if (typeof parsed === 'string') {
       // Not a short-code path: the same 404 EN001 an unknown code gets.
       const route: Route = { kind: 'visit', shortCode: parsed };
-      res.cork(() => void answer(res, baseInput(route, null, null), facts, now, true));
+      answer(res, baseInput(route, null, null), facts, now, true);
       return;
     }
     if (parsed.kind === 'visit') {
       const input = resolveSync(parsed, facts);
-      if (input !== undefined) {
-        let done = false;
-        res.cork(() => {
-          done = answer(res, input, facts, now, false) === 'done';
-        });
-        if (done) return;
-      }
+      // Still inside the request handler: uWS corks what is written synchronously here.
+      if (input !== undefined && answer(res, input, facts, now, false) === 'done') return;
     }
     const aborted = { value: false };
     res.onAborted(() => {

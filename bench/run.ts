@@ -1,0 +1,19 @@
+// Invariant: `npm run bench [name]` runs one named benchmark (default: redirect) and exits with
+// its status; unknown names list the available ones.
+import { redirectBench } from './redirect-bench.ts';
+
+const BENCHES: Readonly<Record<string, () => Promise<void>>> = { redirect: redirectBench };
+
+const name = process.argv[2] ?? 'redirect';
+const bench = BENCHES[name];
+if (!bench) {
+  process.stderr.write(`unknown bench '${name}'; available: ${Object.keys(BENCHES).join(', ')}\n`);
+  process.exit(2);
+}
+try {
+  await bench();
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+}
