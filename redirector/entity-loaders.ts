@@ -1,7 +1,7 @@
-// Invariant: these are the only Postgres reads on the redirect path; each returns the entity's
-// Data shape or null when it does not exist (an app that was removed still exists, inactive; a
-// domain that was removed does not). Rows are validated here, so caches only ever hold
-// well-formed values.
+// Invariant: these are the only Postgres reads on the redirect path. Each loads many keys in one
+// statement and returns the entities found by key (Data shape); a missing key means the entity
+// does not exist (an app that was removed still exists, inactive; a domain that was removed does
+// not). Rows are validated here, so caches only ever hold well-formed values.
 import type { Sql } from '../shared/db/database.ts';
 import { isPlan } from '../shared/orgs/plans.ts';
 import type { AppPlatform, AppRecord, DeepLinkEntry, DomainRecord, LinkData, OrgData } from './cached-entities.ts';
@@ -51,8 +51,8 @@ export function parseDeepLinks(value: unknown): DeepLinkEntry[] {
   return out;
 }
 
-export async function loadLink(sql: Sql, shortCode: string): Promise<LinkData | null> {
-  const [row] = await sql<LinkRow[]>`
+export async function loadLinks(sql: Sql, shortCodes: readonly string[]): Promise<Map<string, LinkData>> {
+  const rows = await sql<LinkRow[]>`
     select l.id, l.org_id, l.short_code, l.url, l.is_active, l.cloak_enabled,
            l.utm_source, l.utm_medium, l.utm_campaign, l.enable_custom_metadata,
            l.custom_metadata_title, l.custom_metadata_description, l.custom_metadata_image_url,
@@ -62,8 +62,11 @@ export async function loadLink(sql: Sql, shortCode: string): Promise<LinkData | 
     from links l
     left join domains d on d.id = l.domain_id
     left join destination_previews p on p.url = l.url
-    where l.short_code = ${shortCode}`;
-  if (!row) return null;
+    where l.short_code = any(${shortCodes as string[]}::text[])`;
+  return new Map(rows.map((row) => [row.short_code, linkFromRow(row)]));
+}
+
+function linkFromRow(row: LinkRow): LinkData {
   return {
     id: row.id,
     orgId: row.org_id,
@@ -92,24 +95,32 @@ export async function loadLink(sql: Sql, shortCode: string): Promise<LinkData | 
   };
 }
 
-export async function loadOrg(sql: Sql, orgId: string): Promise<OrgData | null> {
-  const [row] = await sql<{ id: string; plan: string; clicks_per_month: number | null }[]>`
-    select id, plan, clicks_per_month from organizations where id = ${orgId}`;
-  if (!row || !isPlan(row.plan)) return null;
-  return { id: row.id, plan: row.plan, clicksPerMonthOverride: row.clicks_per_month };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function loadOrgs(sql: Sql, orgIds: readonly string[]): Promise<Map<string, OrgData>> {
+  const ids = orgIds.filter((id) => UUID.test(id));
+  const out = new Map<string, OrgData>();
+  if (ids.length === 0) return out;
+  const rows = await sql<{ id: string; plan: string; clicks_per_month: number | null }[]>`
+    select id, plan, clicks_per_month from organizations where id = any(${ids}::uuid[])`;
+  for (const row of rows) if (isPlan(row.plan)) out.set(row.id, { id: row.id, plan: row.plan, clicksPerMonthOverride: row.clicks_per_month });
+  return out;
 }
 
-export async function loadApp(sql: Sql, mobileAppId: string): Promise<AppRecord | null> {
-  const [row] = await sql<{ mobile_app_id: string; org_id: string; platform: string; store_url: string; active: boolean }[]>`
-    select mobile_app_id, org_id, platform, store_url, active from mobile_apps where mobile_app_id = ${mobileAppId}`;
-  if (!row) return null;
-  const platform = row.platform as AppPlatform;
-  if (platform !== 'IOS' && platform !== 'ANDROID' && platform !== 'WEB') return null;
-  return { mobileAppId: row.mobile_app_id, orgId: row.org_id, platform, storeUrl: row.store_url, active: row.active };
+export async function loadApps(sql: Sql, mobileAppIds: readonly string[]): Promise<Map<string, AppRecord>> {
+  const rows = await sql<{ mobile_app_id: string; org_id: string; platform: string; store_url: string; active: boolean }[]>`
+    select mobile_app_id, org_id, platform, store_url, active from mobile_apps where mobile_app_id = any(${mobileAppIds as string[]}::text[])`;
+  const out = new Map<string, AppRecord>();
+  for (const row of rows) {
+    const platform = row.platform as AppPlatform;
+    if (platform !== 'IOS' && platform !== 'ANDROID' && platform !== 'WEB') continue;
+    out.set(row.mobile_app_id, { mobileAppId: row.mobile_app_id, orgId: row.org_id, platform, storeUrl: row.store_url, active: row.active });
+  }
+  return out;
 }
 
-export async function loadDomain(sql: Sql, host: string): Promise<DomainRecord | null> {
-  const [row] = await sql<{ host: string; org_id: string }[]>`
-    select host, org_id from domains where host = ${host} and active`;
-  return row ? { host: row.host, orgId: row.org_id } : null;
+export async function loadDomains(sql: Sql, hosts: readonly string[]): Promise<Map<string, DomainRecord>> {
+  const rows = await sql<{ host: string; org_id: string }[]>`
+    select host, org_id from domains where host = any(${hosts as string[]}::text[]) and active`;
+  return new Map(rows.map((r) => [r.host, { host: r.host, orgId: r.org_id }]));
 }

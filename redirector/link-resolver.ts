@@ -17,7 +17,8 @@ import {
   type OrgData,
   type OrgRecord,
 } from './cached-entities.ts';
-import { loadApp, loadDomain, loadLink, loadOrg } from './entity-loaders.ts';
+import { BatchLoader } from './batch-loader.ts';
+import { loadApps, loadDomains, loadLinks, loadOrgs } from './entity-loaders.ts';
 import type { RedisCacheTier } from './redis-cache-tier.ts';
 import { TieredCache, type CacheTier } from './tiered-cache.ts';
 
@@ -60,22 +61,27 @@ export class LinkResolver {
       onHit: o.onHit,
       onError: o.onError,
     };
+    // Misses of one event-loop turn share one query per kind.
+    const links = new BatchLoader((codes) => loadLinks(o.sql, codes));
+    const orgs = new BatchLoader((ids) => loadOrgs(o.sql, ids));
+    const apps = new BatchLoader((ids) => loadApps(o.sql, ids));
+    const domains = new BatchLoader((hosts) => loadDomains(o.sql, hosts));
     this.links = new TieredCache<LinkData, LinkRecord>({
       ...common,
       kind: 'link',
       lruEntries: o.linkCacheEntries,
       lruMaxBytes: LINK_CACHE_BYTES,
       sizeOf: linkRecordSize,
-      load: (code) => loadLink(o.sql, code),
+      load: (code) => links.load(code),
       hydrate: hydrateLink,
     });
-    this.orgs = new TieredCache<OrgData, OrgRecord>({ ...common, kind: 'org', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => loadOrg(o.sql, id), hydrate: hydrateOrg });
-    this.apps = new TieredCache<AppRecord, AppRecord>({ ...common, kind: 'app', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => loadApp(o.sql, id), hydrate: identity });
+    this.orgs = new TieredCache<OrgData, OrgRecord>({ ...common, kind: 'org', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => orgs.load(id), hydrate: hydrateOrg });
+    this.apps = new TieredCache<AppRecord, AppRecord>({ ...common, kind: 'app', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => apps.load(id), hydrate: identity });
     this.domains = new TieredCache<DomainRecord, DomainRecord>({
       ...common,
       kind: 'domain',
       lruEntries: SMALL_CACHE_ENTRIES,
-      load: (host) => loadDomain(o.sql, host),
+      load: (host) => domains.load(host),
       hydrate: identity,
     });
   }
