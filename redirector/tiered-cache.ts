@@ -53,6 +53,9 @@ export class TieredCache<D, R extends object> {
               ? { maxSize: options.lruMaxBytes, sizeCalculation: (v: Slot<R>) => (v === ABSENT ? 64 : Math.max(1, sizeOf(v as R))) }
               : {}),
             ttl: options.lruTtlMs,
+            // Staleness is judged against a clock read at most once a second: a finer resolution
+            // costs a timer per millisecond per cache, which the hot path pays for.
+            ttlResolution: 1_000,
             allowStale: false,
             noDeleteOnStaleGet: true,
             allowStaleOnFetchRejection: true,
