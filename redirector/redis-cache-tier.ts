@@ -6,8 +6,10 @@
 // short TTLs as the safety net for lost bus messages. Keys live under
 // `${prefix}rc:${epoch}:`; a redirector cluster starts a new epoch, so entries written before
 // its start (possibly missing invalidations published while nothing listened) are never read.
+// Lookups of one event-loop turn share one MGET.
 import type { Redis } from 'ioredis';
 import type { EntityKind } from './cached-entities.ts';
+import { BatchLoader } from './batch-loader.ts';
 import { RedisScript } from './redis-script.ts';
 
 /** Encoded absence (negative cache entry). */
@@ -40,10 +42,18 @@ export interface RedisLookup {
 export class RedisCacheTier {
   readonly #redis: Redis;
   readonly #base: string;
+  readonly #lookups: BatchLoader<RedisLookup>;
 
   constructor(redis: Redis, prefix: string, epoch: string) {
     this.#redis = redis;
     this.#base = `${prefix}rc:${epoch}:`;
+    this.#lookups = new BatchLoader(async (entryKeys) => {
+      const generationKeys = entryKeys.map((k) => `${this.#base}gen:${k.slice(this.#base.length)}`);
+      const values = await this.#redis.mget(...entryKeys, ...generationKeys);
+      const out = new Map<string, RedisLookup>();
+      entryKeys.forEach((k, i) => out.set(k, { value: values[i] ?? null, generation: values[entryKeys.length + i] ?? '0' }));
+      return out;
+    }, 200);
   }
 
   entryKey(kind: EntityKind, id: string): string {
@@ -55,8 +65,7 @@ export class RedisCacheTier {
   }
 
   async lookup(kind: EntityKind, id: string): Promise<RedisLookup> {
-    const [value, generation] = await this.#redis.mget(this.entryKey(kind, id), this.generationKey(kind, id));
-    return { value: value ?? null, generation: generation ?? '0' };
+    return (await this.#lookups.load(this.entryKey(kind, id))) ?? { value: null, generation: '0' };
   }
 
   /** Writes the entry unless the key was invalidated since `generation` was read. */
