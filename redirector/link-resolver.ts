@@ -26,7 +26,7 @@ export interface LinkResolverOptions {
   sql: Sql;
   redis: RedisCacheTier | null;
   linkCacheEntries: number;
-  onHit: (kind: EntityKind, tier: CacheTier) => void;
+  hits: (kind: EntityKind) => Record<CacheTier, number>;
   onError: (err: unknown) => void;
 }
 
@@ -58,7 +58,6 @@ export class LinkResolver {
       negativeLruTtlMs: TTL.negativeLru,
       redisTtlMs: TTL.redis,
       negativeRedisTtlMs: TTL.negativeRedis,
-      onHit: o.onHit,
       onError: o.onError,
     };
     // Misses of one event-loop turn share one query per kind.
@@ -69,17 +68,19 @@ export class LinkResolver {
     this.links = new TieredCache<LinkData, LinkRecord>({
       ...common,
       kind: 'link',
+      hits: o.hits('link'),
       lruEntries: o.linkCacheEntries,
       lruMaxBytes: LINK_CACHE_BYTES,
       sizeOf: linkRecordSize,
       load: (code) => links.load(code),
       hydrate: hydrateLink,
     });
-    this.orgs = new TieredCache<OrgData, OrgRecord>({ ...common, kind: 'org', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => orgs.load(id), hydrate: hydrateOrg });
-    this.apps = new TieredCache<AppRecord, AppRecord>({ ...common, kind: 'app', lruEntries: SMALL_CACHE_ENTRIES, load: (id) => apps.load(id), hydrate: identity });
+    this.orgs = new TieredCache<OrgData, OrgRecord>({ ...common, kind: 'org', hits: o.hits('org'), lruEntries: SMALL_CACHE_ENTRIES, load: (id) => orgs.load(id), hydrate: hydrateOrg });
+    this.apps = new TieredCache<AppRecord, AppRecord>({ ...common, kind: 'app', hits: o.hits('app'), lruEntries: SMALL_CACHE_ENTRIES, load: (id) => apps.load(id), hydrate: identity });
     this.domains = new TieredCache<DomainRecord, DomainRecord>({
       ...common,
       kind: 'domain',
+      hits: o.hits('domain'),
       lruEntries: SMALL_CACHE_ENTRIES,
       load: (host) => domains.load(host),
       hydrate: identity,

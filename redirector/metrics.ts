@@ -28,6 +28,8 @@ const TIERS: readonly CacheTier[] = ['lru', 'redis', 'postgres'];
 
 export type MetricsSnapshot = Record<string, number>;
 
+export type CacheHitCounters = Record<CacheTier, number>;
+
 export interface GaugeSources {
   eventQueueDepth?: () => number;
   eventFlushLatencyMs?: () => number | null;
@@ -36,7 +38,7 @@ export interface GaugeSources {
 
 export class RedirectorMetrics {
   readonly #requests = new Map<RequestOutcome, { n: number }>(OUTCOMES.map((o) => [o, { n: 0 }]));
-  readonly #cache: Record<EntityKind, Record<CacheTier, number>> = {
+  readonly #cache: Record<EntityKind, CacheHitCounters> = {
     link: { lru: 0, redis: 0, postgres: 0 },
     org: { lru: 0, redis: 0, postgres: 0 },
     app: { lru: 0, redis: 0, postgres: 0 },
@@ -53,8 +55,9 @@ export class RedirectorMetrics {
     if (c) c.n++;
   }
 
-  cacheHit(kind: EntityKind, tier: CacheTier): void {
-    this.#cache[kind][tier]++;
+  /** The counters of one entity kind, for its cache to increment by name (no keyed access per hit). */
+  cacheCounters(kind: EntityKind): CacheHitCounters {
+    return this.#cache[kind];
   }
 
   hitRecorded(): void {

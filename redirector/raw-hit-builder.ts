@@ -23,10 +23,18 @@ function random16(): Uint8Array {
   return bytes;
 }
 
-/** Microseconds since the epoch as decimal text (exact: below 2^53 until the year 2255). */
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+let lastMs = -1;
+let lastMsText = '';
+
+/** Microseconds since the epoch as decimal text: the millisecond text (formatted once per ms) + 3 digits. */
 export function wallClockMicros(nowMs: number): string {
-  const subMs = Math.floor((performance.now() * 1000) % 1000);
-  return String(Math.floor(nowMs) * 1000 + subMs);
+  const ms = Math.floor(nowMs);
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastMsText = String(ms);
+  }
+  return lastMsText + (THREE_DIGITS[Math.floor((performance.now() * 1000) % 1000)] ?? '000');
 }
 
 export function buildRawHit(link: LinkRecord, facts: RequestFacts, spec: HitSpec, nowMs: number): RawHit {

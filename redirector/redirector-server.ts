@@ -68,12 +68,26 @@ function hasSinkMetrics(sink: HitSink): sink is HitSink & SinkMetrics {
   return typeof (sink as Partial<SinkMetrics>).metrics === 'function';
 }
 
+const IPV4_TEXT_CACHE_LIMIT = 10_000;
+const ipv4Text = new Map<number, string>();
+
+function ipv4(a: number, b: number, c: number, d: number): string {
+  const key = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+  let text = ipv4Text.get(key);
+  if (text === undefined) {
+    text = `${a}.${b}.${c}.${d}`;
+    if (ipv4Text.size >= IPV4_TEXT_CACHE_LIMIT) ipv4Text.clear();
+    ipv4Text.set(key, text);
+  }
+  return text;
+}
+
 /** The peer address as text; IPv4 and IPv4-mapped addresses are formatted from the raw bytes. */
 function remoteAddress(res: uWS.HttpResponse): string | null {
   const b = new Uint8Array(res.getRemoteAddress());
-  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  if (b.length === 4) return ipv4(b[0] ?? 0, b[1] ?? 0, b[2] ?? 0, b[3] ?? 0);
   if (b.length === 16 && b[10] === 0xff && b[11] === 0xff && b[0] === 0 && b[1] === 0 && b[2] === 0 && b[3] === 0 && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0) {
-    return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+    return ipv4(b[12] ?? 0, b[13] ?? 0, b[14] ?? 0, b[15] ?? 0);
   }
   const text = Buffer.from(res.getRemoteAddressAsText()).toString();
   return text === '' ? null : text;
@@ -101,7 +115,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     sql,
     redis: redis ? new RedisCacheTier(redis, config.REDIS_PREFIX, epoch) : null,
     linkCacheEntries: config.LINK_CACHE_ENTRIES,
-    onHit: (kind, tier) => metrics.cacheHit(kind, tier),
+    hits: (kind) => metrics.cacheCounters(kind),
     onError,
   });
   const quota = new ClickQuota({

@@ -123,7 +123,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
         return { v: seen };
       },
       hydrate: (d) => d,
-      onHit: () => {},
+      hits: { lru: 0, redis: 0, postgres: 0 },
       onError: (err) => {
         throw err;
       },

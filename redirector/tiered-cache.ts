@@ -27,7 +27,8 @@ export interface TieredCacheOptions<D, R extends object> {
   negativeRedisTtlMs: number;
   load: (id: string) => Promise<D | null>;
   hydrate: (data: D) => R;
-  onHit: (kind: EntityKind, tier: CacheTier) => void;
+  /** Incremented by the tier that answered each lookup. */
+  hits: Record<CacheTier, number>;
   onError: (err: unknown) => void;
 }
 
@@ -76,7 +77,7 @@ export class TieredCache<D, R extends object> {
     if (this.#lru === null) return undefined;
     const v = this.#lru.get(id);
     if (v === undefined) return undefined;
-    this.#o.onHit(this.#o.kind, 'lru');
+    this.#o.hits.lru++;
     return v === ABSENT ? null : (v as R);
   }
 
@@ -149,7 +150,7 @@ export class TieredCache<D, R extends object> {
         if (found.value !== null) {
           const record = this.#decode(found.value);
           if (record !== undefined) {
-            this.#o.onHit(kind, 'redis');
+            this.#o.hits.redis++;
             return { record };
           }
         }
@@ -160,7 +161,7 @@ export class TieredCache<D, R extends object> {
       }
     }
     const data = await this.#o.load(id);
-    this.#o.onHit(kind, 'postgres');
+    this.#o.hits.postgres++;
     if (redis && generation !== null) {
       const encoded = data === null ? ABSENT_ENCODING : JSON.stringify(data);
       const ttl = data === null ? this.#o.negativeRedisTtlMs : this.#o.redisTtlMs;
