@@ -10,17 +10,18 @@ import type { LinkRecord } from './cached-entities.ts';
 import type { HitSpec } from './decide-redirect.ts';
 import type { RequestFacts } from './request-facts.ts';
 
-const POOL = Buffer.allocUnsafe(16 * 256);
-let poolOffset = POOL.length;
+const POOL_IDS = 256;
+const POOL = new Uint8Array(16 * POOL_IDS);
+/** Fixed 16-byte views over the pool (no allocation per id). */
+const VIEWS = Array.from({ length: POOL_IDS }, (_, i) => POOL.subarray(i * 16, i * 16 + 16));
+let next = POOL_IDS;
 
 function random16(): Uint8Array {
-  if (poolOffset + 16 > POOL.length) {
+  if (next >= POOL_IDS) {
     randomFillSync(POOL);
-    poolOffset = 0;
+    next = 0;
   }
-  const bytes = POOL.subarray(poolOffset, poolOffset + 16);
-  poolOffset += 16;
-  return bytes;
+  return VIEWS[next++] as Uint8Array;
 }
 
 const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));

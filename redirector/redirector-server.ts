@@ -54,6 +54,25 @@ export interface RedirectorServer {
 }
 
 const EMPTY_APPS: ReadonlyMap<string, AppRecord | null> = new Map();
+/** Constant header names and status lines, encoded once: uWS reads byte arrays without converting. */
+const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
+const H = {
+  host: bytes('host'),
+  accept: bytes('accept'),
+  userAgent: bytes('user-agent'),
+  referer: bytes('referer'),
+  secFetchDest: bytes('sec-fetch-dest'),
+  secFetchMode: bytes('sec-fetch-mode'),
+  xForwardedFor: bytes('x-forwarded-for'),
+  location: bytes('Location'),
+  cacheControl: bytes('Cache-Control'),
+  contentType: bytes('Content-Type'),
+  csp: bytes('Content-Security-Policy'),
+  nosniff: bytes('X-Content-Type-Options'),
+};
+const CACHE_CONTROL_VALUE = bytes(REDIRECT_CACHE_CONTROL);
+const STATUS_302 = '302 Found';
+const STATUS_302_BYTES = bytes(STATUS_302);
 const CODE = /^\/([A-Za-z0-9_-]{1,64})(?:\/qr\.(svg|png))?$/;
 
 function parseRoute(url: string): Route | string {
@@ -137,22 +156,22 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
 
   // ---- request facts (synchronous copy) ----
   function readFacts(res: uWS.HttpResponse, req: uWS.HttpRequest, method: 'GET' | 'HEAD'): RequestFacts {
-    const referrer = req.getHeader('referer');
+    const referrer = req.getHeader(H.referer);
     let ip: string | null = null;
     if (trustProxy) {
-      const xff = req.getHeader('x-forwarded-for');
+      const xff = req.getHeader(H.xForwardedFor);
       if (xff !== '') ip = (xff.split(',')[0] ?? '').trim() || null;
     }
     ip ??= remoteAddress(res);
     return {
       method,
-      host: normalizeHost(req.getHeader('host')),
+      host: normalizeHost(req.getHeader(H.host)),
       qr: queryHasQr(req.getQuery() ?? ''),
-      accept: req.getHeader('accept'),
-      userAgent: req.getHeader('user-agent'),
+      accept: req.getHeader(H.accept),
+      userAgent: req.getHeader(H.userAgent),
       referrer: referrer === '' ? null : referrer,
-      secFetchDest: req.getHeader('sec-fetch-dest'),
-      secFetchMode: req.getHeader('sec-fetch-mode'),
+      secFetchDest: req.getHeader(H.secFetchDest),
+      secFetchMode: req.getHeader(H.secFetchMode),
       ip,
     };
   }
@@ -225,15 +244,16 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
 
   // ---- writing ----
   function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean): void {
-    res.writeStatus(a.status);
-    if (a.location !== null) res.writeHeader('Location', a.location);
-    res.writeHeader('Cache-Control', REDIRECT_CACHE_CONTROL);
-    if (a.contentType !== null) res.writeHeader('Content-Type', a.contentType);
+    res.writeStatus(a.status === STATUS_302 ? STATUS_302_BYTES : a.status);
+    if (a.location !== null) res.writeHeader(H.location, a.location);
+    res.writeHeader(H.cacheControl, CACHE_CONTROL_VALUE);
+    if (a.contentType !== null) res.writeHeader(H.contentType, a.contentType);
     if (a.contentSecurityPolicy !== null) {
-      res.writeHeader('Content-Security-Policy', a.contentSecurityPolicy);
-      res.writeHeader('X-Content-Type-Options', 'nosniff');
+      res.writeHeader(H.csp, a.contentSecurityPolicy);
+      res.writeHeader(H.nosniff, 'nosniff');
     }
     if (head) res.endWithoutBody();
+    else if (a.body === '') res.end();
     else res.end(a.body);
   }
 
