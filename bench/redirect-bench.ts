@@ -43,6 +43,11 @@ interface RoundResult {
   unexpectedStatus: number;
   /** Hits handed to the sink during the round (redirector only). */
   hits?: number;
+  /**
+   * One hit per answered click: hits - requests lies in [0, connections] (requests still in
+   * flight when the load generator stops are answered and recorded but not counted by it).
+   */
+  hitsOk?: boolean;
 }
 
 const log = (m: string): void => void process.stderr.write(`[bench] ${m}\n`);
@@ -254,9 +259,26 @@ export async function redirectBench(): Promise<void> {
             const hits = target === 'redirector' ? (await handedOff(port)) - before : undefined;
             const expected = target === 'bare' ? 302 : s.expect;
             const unexpectedStatus = r.statuses ? Object.entries(r.statuses).filter(([k]) => Number(k) !== expected).reduce((n, [, v]) => n + v, 0) : expected === 404 ? 0 : r.non2xx3xx;
-            const row: RoundResult = { scenario: s.name, tool, target, round, requests: r.requests, rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, errors: r.errors, unexpectedStatus, ...(hits === undefined ? {} : { hits }) };
+            const expectHits = s.expect === 302 ? r.requests : 0;
+            const hitsOk = hits === undefined ? undefined : hits - expectHits >= 0 && hits - expectHits <= (s.expect === 302 ? CONNECTIONS : 0);
+            const row: RoundResult = {
+              scenario: s.name,
+              tool,
+              target,
+              round,
+              requests: r.requests,
+              rps: r.rps,
+              p50Ms: r.p50Ms,
+              p99Ms: r.p99Ms,
+              errors: r.errors,
+              unexpectedStatus,
+              ...(hits === undefined ? {} : { hits, hitsOk }),
+            };
             results.push(row);
-            log(`${s.name} ${tool} ${target} #${round}: ${Math.round(r.rps)} rps, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${hits === undefined ? '' : `, hits ${hits}/${r.requests}`}${unexpectedStatus ? `, UNEXPECTED STATUS ${unexpectedStatus}` : ''}`);
+            log(
+              `${s.name} ${tool} ${target} #${round}: ${Math.round(r.rps)} rps, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms` +
+                `${hits === undefined ? '' : `, hits ${hits}/${r.requests}${hitsOk ? '' : ' HIT COUNT MISMATCH'}`}${unexpectedStatus ? `, UNEXPECTED STATUS ${unexpectedStatus}` : ''}`,
+            );
           }
         }
       }
@@ -300,6 +322,8 @@ export async function redirectBench(): Promise<void> {
       coldAtLeast10kRps: cold1 ? cold1.redirectorRps >= 10_000 : null,
     };
     process.stdout.write(`targets (${tools[0]}): ${JSON.stringify(targets)}\n`);
+    const bad = results.filter((r) => r.unexpectedStatus > 0 || r.errors > 0 || r.hitsOk === false).length;
+    process.stdout.write(`checks: ${bad === 0 ? 'every round answered as expected with one hit per click' : `${bad} round(s) with unexpected statuses, socket errors or hit counts`}\n`);
     const resultsDir = join(ROOT, 'bench', 'results');
     mkdirSync(resultsDir, { recursive: true });
     const file = join(resultsDir, `redirect-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
