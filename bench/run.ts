@@ -1,8 +1,16 @@
-// Invariant: `npm run bench [name]` runs one named benchmark (default: redirect) and exits with
-// its status; unknown names list the available ones.
+// Invariant: `npm run bench [name]` runs one named benchmark (default: redirect; `analytics`, and
+// `all` for both in sequence) and exits with its status; unknown names list the available ones.
+import { analyticsBench } from './analytics-bench.ts';
 import { redirectBench } from './redirect-bench.ts';
 
-const BENCHES: Readonly<Record<string, () => Promise<void>>> = { redirect: redirectBench };
+const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
+  redirect: redirectBench,
+  analytics: analyticsBench,
+  all: async () => {
+    await redirectBench();
+    await analyticsBench();
+  },
+};
 
 const name = process.argv[2] ?? 'redirect';
 const bench = BENCHES[name];
