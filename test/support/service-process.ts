@@ -3,24 +3,14 @@
 // environment. Every process started here is stopped by stop().
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../shared/runtime/free-port.ts';
 
 const execFileP = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export function tempDataDir(): string {
   mkdirSync(join(ROOT, '.tmp'), { recursive: true });
@@ -71,14 +61,9 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     REDIRECT_WORKERS: '1',
     ...extraEnv,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (out += String(d)));
   const api = `http://127.0.0.1:${apiPort}`;
   const redirect = `http://127.0.0.1:${redirectPort}`;
-  await waitHealthy(api, child, () => out);
-  await waitHealthy(redirect, child, () => out);
+  const proc = await startProcess('bin/start.ts', env, [api, redirect]);
 
   const adminRaw = async (...args: string[]) => {
     try {
@@ -93,22 +78,14 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     api,
     redirect,
     env,
-    output: () => out,
+    output: proc.output,
     adminRaw,
     admin: async <T,>(...args: string[]) => {
       const r = await adminRaw(...args, '--json');
       if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
       return JSON.parse(r.stdout) as T;
     },
-    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode !== null) return child.exitCode;
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
+    stop: proc.stop,
   };
 }
 
@@ -150,13 +127,13 @@ export interface ChildService {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts one entry point (e.g. 'api/main.ts') and waits for `healthUrl` when given. */
-export async function startProcess(entry: string, env: NodeJS.ProcessEnv, healthUrl?: string): Promise<ChildService> {
+/** Starts one entry point (e.g. 'api/main.ts') and waits until every given base URL answers /healthz. */
+export async function startProcess(entry: string, env: NodeJS.ProcessEnv, healthUrls: string | readonly string[] = []): Promise<ChildService> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
-  if (healthUrl) await waitHealthy(healthUrl, child, () => out);
+  for (const url of typeof healthUrls === 'string' ? [healthUrls] : healthUrls) await waitHealthy(url, child, () => out);
   return {
     output: () => out,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
