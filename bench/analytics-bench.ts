@@ -923,7 +923,7 @@ export function formatReport(r: AnalyticsBenchResult): string {
     `Analytics bench — ${r.machine.cpuModel}, ${r.machine.cores} cores, ${r.machine.engine}, node ${r.machine.node}; ` +
       `${fmt(r.dataset.events)} events (${fmt(r.dataset.largestOrgEvents)} in the browsed org) over ${r.dataset.days} days; ${r.totalSeconds} s total`,
   );
-  out.push('', `Ingest (${fmt(r.config.ingestEvents)} events per path, median of ${r.config.ingestRounds} round(s); batches of ${INGEST_BATCH}, ${INGEST_CONCURRENCY} in flight)`);
+  out.push('', `Ingest (${fmt(r.config.ingestEvents)} events per path, median of ${r.config.ingestRounds} round(s); ${INGEST_CONCURRENCY} batches in flight, of ${INGEST_BATCH} events on the insert paths and of the write buffer's default size on the product path)`);
   out.push(
     table(
       ['path', 'events/s', 'vs raw'],

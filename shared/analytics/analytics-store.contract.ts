@@ -386,6 +386,32 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(empty).toBe(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n`);
     });
 
+    it('exports exactly the bytes JSON.stringify and RFC 4180 give for the browsed events, whatever the text', async () => {
+      const orgId = newOrgId();
+      const controls = Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('');
+      const texts = [
+        `ctl:${controls}:end`,
+        'quote " comma , cr \r lf \n crlf \r\n tab \t',
+        'backslash \\ then \\u001B as text, \\\u001B, slash / and </script>',
+        'separators \u2028 and \u2029, del \u007f, nel \u0085, bom \ufeff',
+        'Zürich, São Paulo, 東京, emoji 😀👍🏽, replacement \ufffd',
+        '"', ',', '', 'x'.repeat(3000),
+      ];
+      const times = ['2026-09-01T00:00:00Z', '2026-09-01T00:00:00.120Z', '2026-09-01T00:00:00.000001Z', '2026-09-01T00:00:01.123456Z', '2026-09-01T00:00:02.100Z', '2026-09-01T23:59:58.999999Z'];
+      const recs = texts.flatMap((text, i) => [
+        eventRecord({ orgId, createdAtMicros: isoMicros(times[i % times.length] ?? '').toString(), referrer: text, utmCampaign: text, city: text.slice(0, 40), deviceModel: null }),
+        eventRecord({ orgId, createdAtMicros: (isoMicros(times[(i + 3) % times.length] ?? '') + 7n).toString(), shortCode: `c,${i}`, utmSource: text.slice(-20), country: text === '' ? '' : null }),
+      ]);
+      await store.insert(recs, randomUUID());
+      const events = (await store.browse(orgId, 'UTC', browseReq({ from: '2026-09-01', to: '2026-09-01', limit: '5000' }))).data;
+      expect(events).toHaveLength(recs.length);
+      const csvField = (v: string | number | null): string => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+      const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01' })));
+      expect(ndjson).toBe(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      const csv = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01', format: 'csv' })));
+      expect(csv).toBe(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n${events.map((e) => `${ANALYTICS_EVENT_FIELDS.map((f) => csvField(e[f])).join(',')}\r\n`).join('')}`);
+    });
+
     it('streams a large export in bounded chunks, and stops cleanly when the reader leaves early', async () => {
       const orgId = newOrgId();
       const n = 20_000;

@@ -29,16 +29,17 @@ import {
   COUNT_PHYSICAL_ROWS_SQL,
   CREATE_EVENTS_TABLE,
   EVENTS_TABLE,
-  exportSql,
+  EXPORT_LINES_FORMAT,
+  exportLinesSql,
   INSERT_COLUMNS,
   insertSettings,
   PING_SQL,
   syncSql,
-  toInsertRow,
+  toInsertValues,
   type StoredEventRow,
 } from './clickhouse-sql.ts';
 import type { ClickHouseTransport, QueryParams } from './clickhouse-transport.ts';
-import { encodeExport } from './event-export.ts';
+import { exportText } from './event-export.ts';
 import { HttpClickHouseTransport, type HttpClickHouseOptions } from './http-clickhouse-transport.ts';
 import { localDayRangeMicros } from './local-day-range.ts';
 import { formatMicros } from '../time/instant.ts';
@@ -106,7 +107,7 @@ export class AnalyticsStore {
    */
   async insert(records: readonly EventRecord[], dedupToken: string): Promise<void> {
     if (records.length === 0) return;
-    await this.transport.insertRows(EVENTS_TABLE, INSERT_COLUMNS, records.map(toInsertRow), insertSettings(dedupToken));
+    await this.transport.insertRows(EVENTS_TABLE, INSERT_COLUMNS, records.map(toInsertValues), insertSettings(dedupToken));
   }
 
   async browse(orgId: string, timeZone: string, req: BrowseRequest): Promise<EventPage> {
@@ -157,11 +158,11 @@ export class AnalyticsStore {
     };
   }
 
-  /** The export file as text chunks (NDJSON or CSV), streamed from the database. */
+  /** The export file as text chunks (NDJSON or CSV), printed by the database and streamed. */
   exportEvents(orgId: string, timeZone: string, req: ExportRequest): AsyncIterable<string> {
     const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
     const params: QueryParams = { orgId, fromMicros: fromMicros.toString(), toMicros: toMicros.toString(), ...filterParams(req.filters) };
-    return encodeExport(this.transport.streamRows<StoredEventRow>(exportSql(filterFlags(req.filters)), params), req.format);
+    return exportText(this.transport.streamText(exportLinesSql(filterFlags(req.filters), req.format), params, EXPORT_LINES_FORMAT), req.format);
   }
 
   /** Visible events of an organisation (duplicates collapsed). */

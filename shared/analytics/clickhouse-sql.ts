@@ -8,17 +8,21 @@
 //   One event has one (org_id, created_at, event_id), so a retried batch collapses into one row.
 // - Every read says FINAL, so a duplicate is invisible even before a merge has collapsed it, and
 //   `insert_deduplication_token` (one token per batch, reused by every retry) drops a repeated
-//   batch at insert time. Either alone would do; both are kept.
+//   batch at insert time. Either alone would do; both are kept. (Sync first picks candidate keys
+//   without FINAL, to narrow what FINAL reads; the rows it returns still come out of FINAL, and
+//   are those of plain FINAL over its window: see syncSql.)
 // - ingested_at is stamped by the database (DEFAULT now64(6), one value per insert) and is the
 //   sync order. The version column keep_rank decreases as ingested_at grows, so FINAL keeps the
 //   FIRST-ingested copy of an event: a late duplicate can never reappear after a sync consumer's
 //   position (WHERE is applied after FINAL; the filter on ingested_at is not a sort-key column).
 // - PARTITION BY month of created_at: copies of one event always share a partition.
-import type { EventRecord } from './analytics-event.ts';
+// - Exports are printed by the engine (exportLinesSql): one finished NDJSON line or CSV record per
+//   event, so JS only passes text through.
+import { ANALYTICS_EVENT_FIELDS, ANALYTICS_SCHEMA_VERSION, type EventRecord } from './analytics-event.ts';
 
 export const EVENTS_TABLE = 'analytics_events';
 
-/** Insert-block dedup memory: the last N batch tokens per table (1000-event batches → 100M events). */
+/** Insert-block dedup memory: the last N batch tokens per table (full 5000-event batches → 500M events). */
 export const DEDUPLICATION_WINDOW = 100_000;
 
 export const CREATE_EVENTS_TABLE = `
@@ -57,7 +61,7 @@ PARTITION BY toYYYYMM(created_at)
 ORDER BY (org_id, created_at, event_id)
 SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
 
-/** Insert: JSONEachRow rows (see toInsertRow) into these columns; ingested_at is left to the server. */
+/** Insert: rows of these columns (toInsertValues, positional); ingested_at is left to the server. */
 export const INSERT_COLUMNS = [
   'org_id',
   'event_id',
@@ -104,11 +108,60 @@ export function microsToDateTime64(micros: bigint): string {
   return `${base}.${frac.toString().padStart(6, '0')}`;
 }
 
+const ORDINARY_MICROS = /^[1-9]\d{6,15}$/;
+let lastSecond = '';
+let lastSecondText = '';
+
+/**
+ * microsToDateTime64 of a decimal string of microseconds, without BigInt for ordinary instants
+ * (after 1970-01-01T00:00:01, 16 digits at most) and reusing the text of the previous call's
+ * second, since the events of a batch share seconds.
+ */
+export function microsTextToDateTime64(micros: string): string {
+  if (!ORDINARY_MICROS.test(micros)) return microsToDateTime64(BigInt(micros));
+  const second = micros.slice(0, -6);
+  if (second !== lastSecond) {
+    lastSecondText = new Date(Number(second) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+    lastSecond = second;
+  }
+  return `${lastSecondText}.${micros.slice(-6)}`;
+}
+
+/** One row's values in INSERT_COLUMNS order (JSONCompactEachRow). */
+export function toInsertValues(r: EventRecord): (string | null)[] {
+  return [
+    r.orgId,
+    r.eventId,
+    microsTextToDateTime64(r.createdAtMicros),
+    r.shortCode,
+    r.shortUrlId,
+    r.eventType,
+    r.clickSource,
+    r.referrer,
+    r.referrerDomain,
+    r.country,
+    r.countryCode,
+    r.city,
+    r.region,
+    r.browserName,
+    r.browserVersion,
+    r.osName,
+    r.osVersion,
+    r.deviceType,
+    r.deviceBrand,
+    r.deviceModel,
+    r.utmSource,
+    r.utmMedium,
+    r.utmCampaign,
+  ];
+}
+
+/** The same row keyed by column (JSONEachRow). */
 export function toInsertRow(r: EventRecord): InsertRow {
   return {
     org_id: r.orgId,
     event_id: r.eventId,
-    created_at: microsToDateTime64(BigInt(r.createdAtMicros)),
+    created_at: microsTextToDateTime64(r.createdAtMicros),
     short_code: r.shortCode,
     short_url_id: r.shortUrlId,
     event_type: r.eventType,
@@ -207,6 +260,24 @@ LIMIT {limit:UInt32}${READ_SETTINGS}`;
  * settleMillis, limit, and when flagged: afterEventId, shortCode, clickSource, eventType.
  * Without afterEventId the position is inclusive (ingested_at >= since); with it, strictly after
  * (since, afterEventId).
+ *
+ * The page is defined as plain FINAL filtered by the sync window (position, settled, filters),
+ * sorted and cut at `limit`. Read literally, FINAL must merge the organisation's whole key range,
+ * because the window is not on the sort key. So the statement first takes, without FINAL, the
+ * first `limit` physical rows of the window (cheap: narrow columns, the ingested_at skip index,
+ * top-k), looks up every stored copy of their keys, and, when each of those keys has exactly one
+ * copy and that copy lies in the window, restricts FINAL to the candidates' created_at span and
+ * to ingested_at <= the last of them:
+ * - every row of the true page is the surviving copy of an event, a physical row of the window;
+ *   each candidate is the only copy of its event, so it survives FINAL and passes the window:
+ *   the candidates are the first rows of the true order, i.e. the whole page (when there are
+ *   `limit` of them) or every row of the window (when there are fewer);
+ * - the restriction keeps every candidate (all copies of an event share created_at) and adds
+ *   only rows positioned after them, which the LIMIT cuts; the ingested_at bound keeps out rows
+ *   that settled after the candidates were taken (should now64 be read twice).
+ * When a candidate key has another copy (a repeated insert not merged yet, or one merged away
+ * between the two reads), the candidates may be fewer than the page needs, and the statement
+ * reads plain FINAL over the whole window instead: the page is the same either way.
  */
 export function syncSql(f: FilterFlags & { afterEventId: boolean }): string {
   const position = f.afterEventId
@@ -215,20 +286,103 @@ export function syncSql(f: FilterFlags & { afterEventId: boolean }): string {
   AND (ingested_at, event_id) > (fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC'), {afterEventId:UUID})`
     : `
   AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')`;
-  return `SELECT ${SELECT_EVENT}
+  const window = `org_id = {orgId:String}${position}
+  AND ingested_at <= now64(6) - toIntervalMillisecond({settleMillis:UInt32})${filterClauses(f)}`;
+  // (each candidate key has one copy, in the window; min created_at; max created_at; max ingested_at)
+  const candidates = `(
+  SELECT (count() = uniqExact(created_at, event_id) AND countIf(NOT (${window})) = 0, min(created_at), max(created_at), max(ingested_at))
+  FROM ${EVENTS_TABLE}
+  WHERE org_id = {orgId:String} AND (created_at, event_id) IN (
+    SELECT created_at, event_id
+    FROM ${EVENTS_TABLE}
+    WHERE ${window}
+    ORDER BY ingested_at, event_id
+    LIMIT {limit:UInt32}))`;
+  return `WITH ${candidates} AS candidates
+SELECT ${SELECT_EVENT}
 FROM ${EVENTS_TABLE} FINAL
-WHERE org_id = {orgId:String}${position}
-  AND ingested_at <= now64(6) - toIntervalMillisecond({settleMillis:UInt32})${filterClauses(f)}
+WHERE ${window}
+  AND (NOT tupleElement(candidates, 1) OR (
+    created_at BETWEEN tupleElement(candidates, 2) AND tupleElement(candidates, 3)
+    AND ingested_at <= tupleElement(candidates, 4)))
 ORDER BY ingested_at, event_id
 LIMIT {limit:UInt32}${READ_SETTINGS}`;
 }
 
-/** Export: every event of the range in browse order, streamed. Params as browseSql without cursor/limit. */
-export function exportSql(f: FilterFlags): string {
-  return `SELECT ${SELECT_EVENT}
+const EXPORT_FROM = (f: FilterFlags): string => `
 FROM ${EVENTS_TABLE} FINAL
 WHERE org_id = {orgId:String}${CREATED_IN_RANGE}${filterClauses(f)}
 ORDER BY created_at, event_id${READ_SETTINGS}, max_block_size = 8192`;
+
+/** Export: every event of the range in browse order, streamed. Params as browseSql without cursor/limit. */
+export function exportSql(f: FilterFlags): string {
+  return `SELECT ${SELECT_EVENT}${EXPORT_FROM(f)}`;
+}
+
+/** Output format to read exportLinesSql in: the `line` values back to back, unescaped. */
+export const EXPORT_LINES_FORMAT = 'RawBLOB';
+
+/** Microseconds within the second of created_at (click times are never before 1970). */
+const CREATED_MICROS_PART = 'toUnixTimestamp64Micro(created_at) % 1000000';
+
+/** Each field of the export, as SQL over the stored row: `plain` text never needs CSV quoting. */
+type ExportFieldKind = 'plain' | 'string' | 'nullable' | 'number';
+const EXPORT_FIELD_SQL: Readonly<Record<(typeof ANALYTICS_EVENT_FIELDS)[number], { sql: string; kind: ExportFieldKind }>> = {
+  eventId: { sql: 'toString(event_id)', kind: 'plain' },
+  schemaVersion: { sql: `toUInt8(${ANALYTICS_SCHEMA_VERSION})`, kind: 'number' },
+  // Java's Instant.toString() (formatMicros): the fraction in groups of three digits, none when zero.
+  createdAt: {
+    sql: `concat(formatDateTime(created_at, '%Y-%m-%dT%H:%i:%S', 'UTC'), multiIf(
+      ${CREATED_MICROS_PART} = 0, '',
+      ${CREATED_MICROS_PART} % 1000 = 0, concat('.', leftPad(toString(intDiv(${CREATED_MICROS_PART}, 1000)), 3, '0')),
+      concat('.', leftPad(toString(${CREATED_MICROS_PART}), 6, '0'))), 'Z')`,
+    kind: 'plain',
+  },
+  shortCode: { sql: 'short_code', kind: 'string' },
+  shortUrlId: { sql: 'short_url_id', kind: 'string' },
+  eventType: { sql: 'toString(event_type)', kind: 'string' },
+  clickSource: { sql: 'toString(click_source)', kind: 'string' },
+  referrer: { sql: 'referrer', kind: 'nullable' },
+  referrerDomain: { sql: 'referrer_domain', kind: 'nullable' },
+  country: { sql: 'country', kind: 'nullable' },
+  countryCode: { sql: 'country_code', kind: 'nullable' },
+  city: { sql: 'city', kind: 'nullable' },
+  region: { sql: 'region', kind: 'nullable' },
+  browserName: { sql: 'browser_name', kind: 'nullable' },
+  browserVersion: { sql: 'browser_version', kind: 'nullable' },
+  osName: { sql: 'os_name', kind: 'nullable' },
+  osVersion: { sql: 'os_version', kind: 'nullable' },
+  deviceType: { sql: 'device_type', kind: 'nullable' },
+  deviceBrand: { sql: 'device_brand', kind: 'nullable' },
+  deviceModel: { sql: 'device_model', kind: 'nullable' },
+  utmSource: { sql: 'utm_source', kind: 'nullable' },
+  utmMedium: { sql: 'utm_medium', kind: 'nullable' },
+  utmCampaign: { sql: 'utm_campaign', kind: 'nullable' },
+};
+
+/** A CSV field (RFC 4180): quoted, inner quotes doubled, only when it holds a comma, quote, CR or LF. */
+function csvFieldSql(sql: string, kind: ExportFieldKind): string {
+  if (kind === 'number' || kind === 'plain') return `toString(${sql})`;
+  // Invalid UTF-8 (never written by this store) is replaced as the JSON reads replace it.
+  const text = `toValidUTF8(toString(${kind === 'nullable' ? `assumeNotNull(${sql})` : sql}))`;
+  const quoted = `if(match(${text}, '[",\\r\\n]'), concat('"', replaceAll(${text}, '"', '""'), '"'), ${text})`;
+  return kind === 'nullable' ? `if(isNull(${sql}), '', ${quoted})` : quoted;
+}
+
+/**
+ * Export as text: one row per event in browse order, whose only column `line` is the event's
+ * NDJSON line (the spec's event object, keys in table order, '\n') or CSV record (',' between
+ * fields, CRLF), to be read in EXPORT_LINES_FORMAT. The engine writes the JSON strings; it escapes
+ * exactly as JSON.stringify except for what jsonStringifyEscapes (event-export.ts) rewrites.
+ * Params as exportSql.
+ */
+export function exportLinesSql(f: FilterFlags, format: 'json' | 'csv'): string {
+  const fields = ANALYTICS_EVENT_FIELDS.map((name) => ({ name, ...EXPORT_FIELD_SQL[name] }));
+  const line =
+    format === 'json'
+      ? `formatRow('JSONEachRow', ${fields.map((x) => `${x.sql} AS ${x.name}`).join(', ')})`
+      : `concat(${fields.map((x) => csvFieldSql(x.sql, x.kind)).join(", ',', ")}, '\\r\\n')`;
+  return `SELECT ${line} AS line${EXPORT_FROM(f)}`;
 }
 
 /** Visible (deduplicated) events of one organisation. Params: orgId. */

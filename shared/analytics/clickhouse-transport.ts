@@ -1,6 +1,7 @@
 // Invariant: the analytics store talks to ClickHouse only through this port, so the same SQL
 // (clickhouse-sql.ts) runs unchanged on the embedded chDB engine and on a ClickHouse server.
-// Rows travel as JSONEachRow objects; parameters are bound by the engine, never spliced into text.
+// Rows travel as JSON (objects out, positional arrays in), or as text the engine prints
+// (exports); parameters are bound by the engine, never spliced into text.
 
 export type QueryParamValue = string | number | bigint;
 export type QueryParams = Readonly<Record<string, QueryParamValue>>;
@@ -11,10 +12,11 @@ export interface ClickHouseTransport {
   /** Runs a statement that returns no rows (DDL). */
   exec(sql: string, params?: QueryParams): Promise<void>;
   /**
-   * Inserts `rows` (objects keyed by column name) as ONE insert block, with `settings` (e.g. the
-   * batch's insert_deduplication_token). Resolves only once the rows are committed.
+   * Inserts `rows` (each row's values in `columns` order, sent as JSONCompactEachRow) as ONE
+   * insert block, with `settings` (e.g. the batch's insert_deduplication_token). Resolves only
+   * once the rows are committed.
    */
-  insertRows(table: string, columns: readonly string[], rows: readonly object[], settings: Readonly<Record<string, string>>): Promise<void>;
+  insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], settings: Readonly<Record<string, string>>): Promise<void>;
   /** Runs a query and returns every row. For small results only (pages, counts). */
   queryRows<T>(sql: string, params: QueryParams): Promise<T[]>;
   /**
@@ -22,6 +24,11 @@ export interface ClickHouseTransport {
    * (break, throw) cancels the query and frees its resources.
    */
   streamRows<T>(sql: string, params: QueryParams): AsyncIterable<T[]>;
+  /**
+   * Streams a query's output, printed by the engine in `format` (e.g. RawBLOB), as UTF-8 text
+   * chunks cut anywhere, holding one chunk at a time. Leaving early cancels the query as above.
+   */
+  streamText(sql: string, params: QueryParams, format: string): AsyncIterable<string>;
   /** Releases connections; pending calls may fail afterwards. Idempotent. */
   close(): Promise<void>;
 }

@@ -46,12 +46,12 @@ export class HttpClickHouseTransport implements ClickHouseTransport {
     await this.client.command({ query: sql, query_params: { ...params } });
   }
 
-  async insertRows(table: string, columns: readonly string[], rows: readonly object[], settings: Readonly<Record<string, string>>): Promise<void> {
+  async insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], settings: Readonly<Record<string, string>>): Promise<void> {
     if (rows.length === 0) return;
     await this.client.insert({
       table,
       values: [...rows],
-      format: 'JSONEachRow',
+      format: 'JSONCompactEachRow',
       columns: [...columns] as [string, ...string[]],
       clickhouse_settings: { ...settings } as ClickHouseSettings,
     });
@@ -72,6 +72,23 @@ export class HttpClickHouseTransport implements ClickHouseTransport {
     } finally {
       // Leaving early must release the socket instead of reading the rest of the response.
       if (!stream.readableEnded) rs.close();
+    }
+  }
+
+  async *streamText(sql: string, params: QueryParams, format: string): AsyncIterable<string> {
+    const { stream } = await this.client.exec({ query: `${sql}\nFORMAT ${format}`, query_params: { ...params } });
+    const decoder = new TextDecoder('utf-8');
+    try {
+      for await (const bytes of stream) {
+        // A socket chunk may end inside a multi-byte character: the decoder carries it over.
+        const text = decoder.decode(bytes as Uint8Array, { stream: true });
+        if (text !== '') yield text;
+      }
+      const rest = decoder.decode();
+      if (rest !== '') yield rest;
+    } finally {
+      // Leaving early must release the socket instead of reading the rest of the response.
+      if (!stream.readableEnded) stream.destroy();
     }
   }
 
