@@ -9,7 +9,7 @@
 // queued hit is inserted or spooled. A batch is enriched (and, embedded, JSON-encoded) a
 // thousand hits per event-loop turn, so a large batch never stalls the process it shares.
 import { randomUUID } from 'node:crypto';
-import type { EventRecord } from '../shared/analytics/analytics-event.ts';
+import { NO_ENRICHMENT, type EventRecord } from '../shared/analytics/analytics-event.ts';
 import type { HitSink, RawHit } from '../shared/analytics/raw-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
@@ -80,18 +80,7 @@ function bareRecord(h: RawHit): EventRecord {
     eventType: h.eventType,
     clickSource: h.clickSource,
     referrer: h.referrer,
-    referrerDomain: null,
-    country: null,
-    countryCode: null,
-    city: null,
-    region: null,
-    browserName: null,
-    browserVersion: null,
-    osName: null,
-    osVersion: null,
-    deviceType: null,
-    deviceBrand: null,
-    deviceModel: null,
+    ...NO_ENRICHMENT,
     utmSource: h.utmSource,
     utmMedium: h.utmMedium,
     utmCampaign: h.utmCampaign,

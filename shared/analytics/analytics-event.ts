@@ -82,6 +82,22 @@ export interface EnrichedFields {
 }
 
 /** One event as written to the store (and to the spool): JSON-safe, no floating timestamps. */
+/** Enrichment that found nothing (or could not run): every enriched field null. */
+export const NO_ENRICHMENT: Readonly<EnrichedFields> = Object.freeze({
+  referrerDomain: null,
+  country: null,
+  countryCode: null,
+  city: null,
+  region: null,
+  browserName: null,
+  browserVersion: null,
+  osName: null,
+  osVersion: null,
+  deviceType: null,
+  deviceBrand: null,
+  deviceModel: null,
+});
+
 export interface EventRecord extends EnrichedFields {
   orgId: string;
   eventId: string;

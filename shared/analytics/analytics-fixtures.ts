@@ -3,7 +3,7 @@
 // other's events in a shared table. Product code never imports this file.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { EventRecord } from './analytics-event.ts';
+import { NO_ENRICHMENT, type EventRecord } from './analytics-event.ts';
 import type { RawHit } from './raw-hit.ts';
 
 export const CHROME_WINDOWS_UA =
@@ -47,18 +47,7 @@ export function eventRecord(overrides: Partial<EventRecord> & { orgId: string })
     eventType: 'CLICK',
     clickSource: 'DIRECT',
     referrer: null,
-    referrerDomain: null,
-    country: null,
-    countryCode: null,
-    city: null,
-    region: null,
-    browserName: null,
-    browserVersion: null,
-    osName: null,
-    osVersion: null,
-    deviceType: null,
-    deviceBrand: null,
-    deviceModel: null,
+    ...NO_ENRICHMENT,
     utmSource: null,
     utmMedium: null,
     utmCampaign: null,
