@@ -3,30 +3,17 @@
 // does not exist (an app that was removed still exists, inactive; a domain that was removed does
 // not). Rows are validated here, so caches only ever hold well-formed values.
 import type { Sql } from '../shared/db/database.ts';
+import type { LinkRow } from '../shared/links/link-row.ts';
 import { isPlan } from '../shared/orgs/plans.ts';
 import type { AppPlatform, AppRecord, DeepLinkEntry, DomainRecord, LinkData, OrgData } from './cached-entities.ts';
 
-interface LinkRow {
-  id: string;
-  org_id: string;
-  short_code: string;
-  url: string;
-  is_active: boolean;
-  cloak_enabled: boolean;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  enable_custom_metadata: boolean;
-  custom_metadata_title: string | null;
-  custom_metadata_description: string | null;
-  custom_metadata_image_url: string | null;
-  deep_links: unknown;
-  domain_host: string | null;
-  preview_title: string | null;
-  preview_description: string | null;
-  preview_image_url: string | null;
-  preview_frame_refused: boolean | null;
-}
+/** The columns of shared/links/link-row.ts the redirect path reads, plus framing refusal; deep_links stays unknown until validated. */
+type RedirectLinkRow = Pick<
+  LinkRow,
+  | 'id' | 'org_id' | 'short_code' | 'url' | 'is_active' | 'cloak_enabled' | 'utm_source' | 'utm_medium' | 'utm_campaign'
+  | 'enable_custom_metadata' | 'custom_metadata_title' | 'custom_metadata_description' | 'custom_metadata_image_url'
+  | 'domain_host' | 'preview_title' | 'preview_description' | 'preview_image_url'
+> & { deep_links: unknown; preview_frame_refused: boolean | null };
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
@@ -52,7 +39,7 @@ export function parseDeepLinks(value: unknown): DeepLinkEntry[] {
 }
 
 export async function loadLinks(sql: Sql, shortCodes: readonly string[]): Promise<Map<string, LinkData>> {
-  const rows = await sql<LinkRow[]>`
+  const rows = await sql<RedirectLinkRow[]>`
     select l.id, l.org_id, l.short_code, l.url, l.is_active, l.cloak_enabled,
            l.utm_source, l.utm_medium, l.utm_campaign, l.enable_custom_metadata,
            l.custom_metadata_title, l.custom_metadata_description, l.custom_metadata_image_url,
@@ -66,7 +53,7 @@ export async function loadLinks(sql: Sql, shortCodes: readonly string[]): Promis
   return new Map(rows.map((row) => [row.short_code, linkFromRow(row)]));
 }
 
-function linkFromRow(row: LinkRow): LinkData {
+function linkFromRow(row: RedirectLinkRow): LinkData {
   return {
     id: row.id,
     orgId: row.org_id,
