@@ -7,9 +7,8 @@
 // its own listening. A payload that is not a valid Invalidation is reported and dropped, never
 // thrown. Delivery is at-most-once (notifications sent while reconnecting are lost).
 import type { Sql } from '../db/database.ts';
-import { decodeInvalidation, encodeInvalidation } from './invalidation-codec.ts';
-import type { Invalidation, InvalidationBus, InvalidationHandler } from './invalidation-bus.ts';
-import { HandlerSet, reportToConsole, type BusErrorReporter } from './handler-set.ts';
+import type { BusErrorReporter } from './handler-set.ts';
+import { WireInvalidationBus, type StopListening } from './wire-invalidation-bus.ts';
 
 export const DEFAULT_PG_INVALIDATION_CHANNEL = 'shortlink_invalidate';
 
@@ -28,13 +27,9 @@ export function pgInvalidationChannel(name: string): string {
   return `${base.slice(0, 63 - '_invalidate'.length)}_invalidate`;
 }
 
-export class PostgresInvalidationBus implements InvalidationBus {
+export class PostgresInvalidationBus extends WireInvalidationBus {
   readonly channel: string;
   readonly #sql: Sql;
-  readonly #handlers: HandlerSet;
-  readonly #onError: BusErrorReporter;
-  #listening: Promise<() => Promise<void>> | null = null;
-  #closed = false;
 
   /**
    * @param sql a client the caller owns and ends.
@@ -44,48 +39,18 @@ export class PostgresInvalidationBus implements InvalidationBus {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) {
       throw new RangeError(`invalid Postgres channel name: ${JSON.stringify(channel)}`);
     }
+    super(options.onError);
     this.#sql = sql;
     this.channel = channel;
-    this.#onError = options.onError ?? reportToConsole;
-    this.#handlers = new HandlerSet(this.#onError);
   }
 
-  async publish(message: Invalidation): Promise<void> {
-    await this.#sql.notify(this.channel, encodeInvalidation(message));
+  protected async send(payload: string): Promise<void> {
+    await this.#sql.notify(this.channel, payload);
   }
 
-  async subscribe(handler: InvalidationHandler): Promise<() => Promise<void>> {
-    if (this.#closed) throw new Error('invalidation bus is closed');
-    await this.#listen();
-    const remove = this.#handlers.add(handler);
-    return async () => remove();
-  }
-
-  /** Stops this bus's LISTEN registration; `sql` stays open. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#handlers.clear();
-    const listening = this.#listening;
-    this.#listening = null;
-    if (!listening) return;
-    const unlisten = await listening.catch(() => null);
-    await unlisten?.();
-  }
-
-  #listen(): Promise<() => Promise<void>> {
-    this.#listening ??= this.#sql
-      .listen(this.channel, (payload) => this.#receive(payload))
-      .then((meta) => () => meta.unlisten())
-      .catch((err: unknown) => {
-        this.#listening = null;
-        throw err;
-      });
-    return this.#listening;
-  }
-
-  #receive(payload: string): void {
-    const message = decodeInvalidation(payload);
-    if (message) this.#handlers.deliver(message);
-    else this.#onError(new Error(`ignored malformed invalidation on ${this.channel}: ${payload.slice(0, 200)}`));
+  /** postgres.js's dedicated LISTEN connection of the borrowed `sql`; stopping unlistens, `sql` stays open. */
+  protected async listen(receive: (payload: string) => void): Promise<StopListening> {
+    const meta = await this.#sql.listen(this.channel, receive);
+    return () => meta.unlisten();
   }
 }

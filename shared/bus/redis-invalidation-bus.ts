@@ -5,85 +5,51 @@
 // Delivery is at-most-once: messages published while the subscriber is reconnecting are lost
 // (caches keep a TTL for that); ioredis re-subscribes by itself after a reconnect.
 import type { Redis } from 'ioredis';
-import { decodeInvalidation, encodeInvalidation } from './invalidation-codec.ts';
-import type { Invalidation, InvalidationBus, InvalidationHandler } from './invalidation-bus.ts';
-import { HandlerSet, reportToConsole, type BusErrorReporter } from './handler-set.ts';
+import type { BusErrorReporter } from './handler-set.ts';
+import { WireInvalidationBus, type StopListening } from './wire-invalidation-bus.ts';
 
 export interface RedisInvalidationBusOptions {
   /** Told about malformed messages, throwing handlers and subscriber connection errors. */
   onError?: BusErrorReporter;
 }
 
-export class RedisInvalidationBus implements InvalidationBus {
+export class RedisInvalidationBus extends WireInvalidationBus {
   readonly channel: string;
   readonly #redis: Redis;
-  readonly #handlers: HandlerSet;
-  readonly #onError: BusErrorReporter;
-  #subscriber: Redis | null = null;
-  #listening: Promise<void> | null = null;
-  #closed = false;
 
   /**
    * @param redis a client the caller owns and closes; publishes go through it.
    * @param prefix the deployment's key prefix, e.g. `shortlink:`.
    */
   constructor(redis: Redis, prefix: string, options: RedisInvalidationBusOptions = {}) {
+    super(options.onError);
     this.#redis = redis;
     this.channel = `${prefix}invalidate`;
-    this.#onError = options.onError ?? reportToConsole;
-    this.#handlers = new HandlerSet(this.#onError);
   }
 
-  async publish(message: Invalidation): Promise<void> {
-    await this.#redis.publish(this.channel, encodeInvalidation(message));
+  protected async send(payload: string): Promise<void> {
+    await this.#redis.publish(this.channel, payload);
   }
 
-  async subscribe(handler: InvalidationHandler): Promise<() => Promise<void>> {
-    if (this.#closed) throw new Error('invalidation bus is closed');
-    await this.#listen();
-    const remove = this.#handlers.add(handler);
-    return async () => remove();
-  }
-
-  /** Disconnects the subscriber connection this bus created; the borrowed client stays open. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#handlers.clear();
-    const subscriber = this.#subscriber;
-    this.#subscriber = null;
-    this.#listening = null;
-    if (!subscriber) return;
-    try {
-      await subscriber.quit();
-    } catch {
-      subscriber.disconnect();
-    }
-  }
-
-  #listen(): Promise<void> {
-    this.#listening ??= this.#openSubscriber().catch((err: unknown) => {
-      this.#listening = null;
-      throw err;
-    });
-    return this.#listening;
-  }
-
-  async #openSubscriber(): Promise<void> {
+  /** One dedicated subscriber connection, duplicated from the borrowed client and owned here. */
+  protected async listen(receive: (payload: string) => void): Promise<StopListening> {
     const subscriber = this.#redis.duplicate();
-    this.#subscriber = subscriber;
-    subscriber.on('error', (err: Error) => this.#onError(new Error(`redis subscriber: ${err.message}`, { cause: err })));
+    subscriber.on('error', (err: Error) => this.onError(new Error(`redis subscriber: ${err.message}`, { cause: err })));
     subscriber.on('message', (channel: string, payload: string) => {
-      if (channel !== this.channel) return;
-      const message = decodeInvalidation(payload);
-      if (message) this.#handlers.deliver(message);
-      else this.#onError(new Error(`ignored malformed invalidation on ${channel}: ${payload.slice(0, 200)}`));
+      if (channel === this.channel) receive(payload);
     });
     try {
       await subscriber.subscribe(this.channel);
     } catch (err) {
-      if (this.#subscriber === subscriber) this.#subscriber = null;
       subscriber.disconnect();
       throw err;
     }
+    return async () => {
+      try {
+        await subscriber.quit();
+      } catch {
+        subscriber.disconnect();
+      }
+    };
   }
 }
