@@ -16,7 +16,7 @@ import { Session } from 'chdb';
 import { v7 as uuidv7 } from 'uuid';
 import type { EventRecord } from '../shared/analytics/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportFormat, SyncRequest } from '../shared/analytics/analytics-params.ts';
-import { AnalyticsStore } from '../shared/analytics/analytics-store.ts';
+import { AnalyticsStore, filterFlags, filterParams } from '../shared/analytics/analytics-store.ts';
 import { browseSql, EVENTS_TABLE, exportSql, INSERT_COLUMNS, insertSettings, syncSql, toInsertRow } from '../shared/analytics/clickhouse-sql.ts';
 import type { QueryParams } from '../shared/analytics/clickhouse-transport.ts';
 import { HitEnricher } from '../shared/analytics/enrich-hit.ts';
@@ -636,20 +636,6 @@ interface PageScenario {
   params: QueryParams;
 }
 
-function filterParams(f: EventFilters): Record<string, string> {
-  const p: Record<string, string> = {};
-  if (f.shortCode !== null) p.shortCode = f.shortCode;
-  if (f.clickSource !== null) p.clickSource = f.clickSource;
-  if (f.eventType !== null) p.eventType = f.eventType;
-  return p;
-}
-
-const flags = (f: EventFilters): { shortCode: boolean; clickSource: boolean; eventType: boolean } => ({
-  shortCode: f.shortCode !== null,
-  clickSource: f.clickSource !== null,
-  eventType: f.eventType !== null,
-});
-
 /** A browse page and the same SQL with the same parameters the store binds. */
 function browseScenario(ctx: Ctx, name: string, orgId: string, req: BrowseRequest): PageScenario {
   const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, 'UTC');
@@ -661,7 +647,7 @@ function browseScenario(ctx: Ctx, name: string, orgId: string, req: BrowseReques
   return {
     name,
     store: async () => (await ctx.store.browse(orgId, 'UTC', req)).data.length,
-    sql: browseSql({ ...flags(req.filters), cursor: req.cursor !== null }),
+    sql: browseSql({ ...filterFlags(req.filters), cursor: req.cursor !== null }),
     params,
   };
 }
@@ -678,7 +664,7 @@ function syncScenario(ctx: Ctx, name: string, orgId: string, req: SyncRequest): 
   return {
     name,
     store: async () => (await ctx.store.sync(orgId, req)).data.length,
-    sql: syncSql({ ...flags(req.filters), afterEventId: req.afterEventId !== null }),
+    sql: syncSql({ ...filterFlags(req.filters), afterEventId: req.afterEventId !== null }),
     params,
   };
 }
@@ -776,7 +762,7 @@ async function benchExport(ctx: Ctx, data: Dataset): Promise<ExportResult> {
   const to = isoDate(data.baseMicros + BigInt(days - 1) * DAY_MICROS);
   const { fromMicros, toMicros } = localDayRangeMicros(from, to, 'UTC');
   const params: QueryParams = { orgId: org, fromMicros: fromMicros.toString(), toMicros: toMicros.toString() };
-  const sql = exportSql(flags(NO_FILTERS));
+  const sql = exportSql(filterFlags(NO_FILTERS));
   const rows = Number(
     await scalar(
       ctx.raw,

@@ -11,7 +11,8 @@ export const ANALYTICS_SCHEMA_VERSION = 1;
 
 export type DeviceType = 'MOBILE' | 'DESKTOP' | 'TABLET';
 
-export interface AnalyticsEvent {
+/** Field order is fixed by ANALYTICS_EVENT_FIELDS below, not by this declaration. */
+export interface AnalyticsEvent extends EnrichedFields {
   eventId: string;
   schemaVersion: number;
   /** ISO instant, microseconds, printed like Java's Instant.toString(). */
@@ -21,18 +22,6 @@ export interface AnalyticsEvent {
   eventType: EventType;
   clickSource: ClickSource;
   referrer: string | null;
-  referrerDomain: string | null;
-  country: string | null;
-  countryCode: string | null;
-  city: string | null;
-  region: string | null;
-  browserName: string | null;
-  browserVersion: string | null;
-  osName: string | null;
-  osVersion: string | null;
-  deviceType: DeviceType | null;
-  deviceBrand: string | null;
-  deviceModel: string | null;
   utmSource: string | null;
   utmMedium: string | null;
   utmCampaign: string | null;
@@ -81,7 +70,6 @@ export interface EnrichedFields {
   deviceModel: string | null;
 }
 
-/** One event as written to the store (and to the spool): JSON-safe, no floating timestamps. */
 /** Enrichment that found nothing (or could not run): every enriched field null. */
 export const NO_ENRICHMENT: Readonly<EnrichedFields> = Object.freeze({
   referrerDomain: null,
@@ -98,6 +86,7 @@ export const NO_ENRICHMENT: Readonly<EnrichedFields> = Object.freeze({
   deviceModel: null,
 });
 
+/** One event as written to the store (and to the spool): JSON-safe, no floating timestamps. */
 export interface EventRecord extends EnrichedFields {
   orgId: string;
   eventId: string;

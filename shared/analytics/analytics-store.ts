@@ -61,7 +61,8 @@ export interface EventPage {
   afterEventId: string | null;
 }
 
-function filterParams(f: EventFilters): Record<string, string> {
+/** Query parameters of the filters that are set (the SQL references only those). */
+export function filterParams(f: EventFilters): Record<string, string> {
   const p: Record<string, string> = {};
   if (f.shortCode !== null) p.shortCode = f.shortCode;
   if (f.clickSource !== null) p.clickSource = f.clickSource;
@@ -69,7 +70,8 @@ function filterParams(f: EventFilters): Record<string, string> {
   return p;
 }
 
-function filterFlags(f: EventFilters): { shortCode: boolean; clickSource: boolean; eventType: boolean } {
+/** Which filters are set: selects the WHERE clauses of the store's SQL. */
+export function filterFlags(f: EventFilters): { shortCode: boolean; clickSource: boolean; eventType: boolean } {
   return { shortCode: f.shortCode !== null, clickSource: f.clickSource !== null, eventType: f.eventType !== null };
 }
 
