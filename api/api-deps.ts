@@ -3,7 +3,7 @@
 import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { Sql } from '../shared/db/database.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
-import type { AnalyticsReads } from './routes/analytics-reads.ts';
+import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 
 export interface ApiDeps {
   sql: Sql;

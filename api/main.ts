@@ -3,9 +3,9 @@
 import { apiSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { openBackends } from '../shared/runtime/backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { AnalyticsStore } from '../shared/analytics/analytics-store.ts';
-import { HttpClickHouseTransport } from '../shared/analytics/http-clickhouse-transport.ts';
-import { storeAnalyticsReads } from './routes/store-analytics-reads.ts';
+import { AnalyticsStore } from '../shared/analytics/store/analytics-store.ts';
+import { HttpClickHouseTransport } from '../shared/analytics/clickhouse/http-clickhouse-transport.ts';
+import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { startApi } from './start-api.ts';
 

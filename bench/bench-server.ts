@@ -3,7 +3,7 @@
 // (createRedirectorServer, NODE_ENV=production) configured from the environment through the
 // redirector's own config schema. It prints `READY <port>` once it listens and stops on SIGTERM.
 import { Redis } from 'ioredis';
-import type { HitSink } from '../shared/analytics/raw-hit.ts';
+import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
 import { loadConfigOrExit, redirectorSchema } from '../shared/config/config.ts';
 import { connect } from '../shared/db/database.ts';

@@ -3,8 +3,8 @@
 // DATA_DIR unless server URLs are configured. SIGTERM stops the servers first and the stores
 // last, so nothing is lost or corrupted.
 import { startApi } from '../api/start-api.ts';
-import { storeAnalyticsReads } from '../api/routes/store-analytics-reads.ts';
-import { openAnalyticsPipeline } from '../ingest/analytics-pipeline.ts';
+import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
+import { openAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { createRedirectorServer } from '../redirector/redirector-server.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';

@@ -2,7 +2,7 @@
 // from drifting apart.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CREATE_EVENTS_TABLE } from '../shared/analytics/clickhouse-sql.ts';
+import { CREATE_EVENTS_TABLE } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
 
 const columnsAndIndexes = (ddl: string): string[] => {
   const body = ddl.slice(ddl.indexOf('(') + 1, ddl.indexOf('\n)'));

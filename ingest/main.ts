@@ -5,7 +5,7 @@
 // chDB's data directory belongs to exactly one process.
 import { commonSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { openAnalyticsPipeline } from './analytics-pipeline.ts';
+import { openAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 
 const log = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(commonSchema);

@@ -17,10 +17,10 @@ import {
   type OrgData,
   type OrgRecord,
 } from './cached-entities.ts';
-import { BatchLoader } from './batch-loader.ts';
+import { BatchLoader } from '../shared/cache/batch-loader.ts';
 import { loadApps, loadDomains, loadLinks, loadOrgs } from './entity-loaders.ts';
-import type { RedisCacheTier } from './redis-cache-tier.ts';
-import { TieredCache, type CacheTier } from './tiered-cache.ts';
+import type { RedisCacheTier } from '../shared/cache/redis-cache-tier.ts';
+import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
 
 export interface LinkResolverOptions {
   sql: Sql;

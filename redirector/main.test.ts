@@ -7,8 +7,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RedisInvalidationBus } from '../shared/bus/redis-invalidation-bus.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../test/support/servers.ts';
-import { send, until } from './test-support/http-request.ts';
-import { seedLink, seedOrg } from './test-support/seed.ts';
+import { send, until } from '../test/support/http-request.ts';
+import { seedLink, seedOrg } from '../test/support/seed.ts';
 
 const redisUrl = inject('realRedisUrl');
 

@@ -12,10 +12,10 @@ import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../sh
 import { connect } from '../shared/db/database.ts';
 import { migrate } from '../shared/db/migrate.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { openAnalyticsPipeline } from '../ingest/analytics-pipeline.ts';
+import { openAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { awaitInit, clusterMetricsClient, servePrimary } from './cluster-messages.ts';
 import type { MetricsSnapshot } from './metrics.ts';
-import { bumpCacheEpoch } from './redis-cache-tier.ts';
+import { bumpCacheEpoch } from '../shared/cache/redis-cache-tier.ts';
 import { createRedirectorServer } from './redirector-server.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
 

@@ -4,7 +4,7 @@
 // snapshot only.
 import type { EntityKind } from './cached-entities.ts';
 import type { Outcome } from './decide-redirect.ts';
-import type { CacheTier } from './tiered-cache.ts';
+import type { CacheTier } from '../shared/cache/tiered-cache.ts';
 
 export type RequestOutcome = Outcome | 'health' | 'metrics' | 'bad_method' | 'error';
 

@@ -5,7 +5,7 @@
 // clock's sub-millisecond part). Nothing is parsed here.
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { RawHit } from '../shared/analytics/raw-hit.ts';
+import type { RawHit } from '../shared/analytics/events/raw-hit.ts';
 import type { LinkRecord } from './cached-entities.ts';
 import type { HitSpec } from './decide-redirect.ts';
 import type { RequestFacts } from './request-facts.ts';

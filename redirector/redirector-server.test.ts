@@ -6,10 +6,10 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
-import { MemoryHitSink } from './memory-hit-sink.ts';
+import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { createRedirectorServer, type RedirectorServer } from './redirector-server.ts';
-import { send, until } from './test-support/http-request.ts';
-import { seedApp, seedDomain, seedLink, seedOrg } from './test-support/seed.ts';
+import { send, until } from '../test/support/http-request.ts';
+import { seedApp, seedDomain, seedLink, seedOrg } from '../test/support/seed.ts';
 
 const DEFAULT_HOST = 'sho.rt';
 const BROWSER = {

@@ -5,21 +5,21 @@
 // click; HEAD and error answers hand off and count nothing.
 import type { Redis } from 'ioredis';
 import type uWS from 'uWebSockets.js';
-import type { HitSink } from '../shared/analytics/raw-hit.ts';
+import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { RedirectorConfig } from '../shared/config/config.ts';
 import type { Sql } from '../shared/db/database.ts';
 import type { AppRecord, DomainRecord, LinkRecord, OrgRecord } from './cached-entities.ts';
-import { MemoryClickCounterStore, RedisClickCounterStore } from './click-counter-store.ts';
-import { ClickQuota, type QuotaView } from './click-quota.ts';
+import { MemoryClickCounterStore, RedisClickCounterStore } from '../shared/quotas/click-counter-store.ts';
+import { ClickQuota, type QuotaView } from '../shared/quotas/click-quota.ts';
 import { decideRedirect, quotaApplies, REDIRECT_CACHE_CONTROL, type DecisionInput, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
 import { LinkResolver } from './link-resolver.ts';
 import { mergeSnapshots, RedirectorMetrics, renderPrometheus, type MetricsSnapshot } from './metrics.ts';
 import { renderQr } from './qr-codes.ts';
 import { buildRawHit } from './raw-hit-builder.ts';
-import { RedisCacheTier, currentCacheEpoch } from './redis-cache-tier.ts';
+import { RedisCacheTier, currentCacheEpoch } from '../shared/cache/redis-cache-tier.ts';
 import { normalizeHost, queryHasQr, type RequestFacts } from './request-facts.ts';
-import { addClickUsage, readClickUsage } from './usage-store.ts';
+import { addClickUsage, readClickUsage } from '../shared/quotas/usage-store.ts';
 import { nativeUws } from './uws-native.ts';
 
 /** A sink may expose the write buffer's metrics (EventWriteBuffer does); they feed /metrics. */

@@ -5,12 +5,12 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RedisInvalidationBus } from '../shared/bus/redis-invalidation-bus.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../test/support/servers.ts';
-import { MemoryHitSink } from './memory-hit-sink.ts';
-import { RedisCacheTier } from './redis-cache-tier.ts';
+import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
+import { RedisCacheTier } from '../shared/cache/redis-cache-tier.ts';
 import { createRedirectorServer, type RedirectorServer } from './redirector-server.ts';
-import { send, until } from './test-support/http-request.ts';
-import { seedLink, seedOrg } from './test-support/seed.ts';
-import { TieredCache } from './tiered-cache.ts';
+import { send, until } from '../test/support/http-request.ts';
+import { seedLink, seedOrg } from '../test/support/seed.ts';
+import { TieredCache } from '../shared/cache/tiered-cache.ts';
 
 const redisUrl = inject('realRedisUrl');
 const prefix = redisTestPrefix();

@@ -2,7 +2,7 @@
 // redirector, events enriched and batched into chDB, read back through browse, sync and export,
 // and still there after a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { send, until } from '../redirector/test-support/http-request.ts';
+import { send, until } from './support/http-request.ts';
 import { bootApi, type ApiFixture, type Org } from './support/api-fixture.ts';
 import { apiClient, startService, type ServiceProcess } from './support/service-process.ts';
 

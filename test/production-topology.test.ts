@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { send, until } from '../redirector/test-support/http-request.ts';
+import { send, until } from './support/http-request.ts';
 import { startFakeClickHouse, type FakeClickHouse } from './support/fake-clickhouse-http.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from './support/servers.ts';
 import { apiClient, freePort, startProcess, type ChildService } from './support/service-process.ts';

@@ -8,7 +8,7 @@ import { featureNotAvailable } from '../../shared/errors/domain-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
 import { authorize } from '../authorize.ts';
-import type { AnalyticsReads } from './analytics-reads.ts';
+import type { AnalyticsReads } from '../../shared/analytics/reads/analytics-reads.ts';
 
 function reads(deps: ApiDeps): AnalyticsReads {
   if (!deps.analytics) throw new AppError('SML001');

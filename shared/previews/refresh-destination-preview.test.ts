@@ -4,10 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MemoryHitSink } from '../../redirector/memory-hit-sink.ts';
+import { MemoryHitSink } from '../analytics/events/memory-hit-sink.ts';
 import { createRedirectorServer, type RedirectorServer } from '../../redirector/redirector-server.ts';
-import { send, until } from '../../redirector/test-support/http-request.ts';
-import { seedLink, seedOrg } from '../../redirector/test-support/seed.ts';
+import { send, until } from '../../test/support/http-request.ts';
+import { seedLink, seedOrg } from '../../test/support/seed.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/support/servers.ts';
 import type { Invalidation } from '../bus/invalidation-bus.ts';
 import { MemoryInvalidationBus } from '../bus/memory-invalidation-bus.ts';

@@ -1,0 +1,94 @@
+// Invariant: enrichment reads the real DB-IP databases and the real ua-parser-js; these checks pin
+// the fields the spec names, the device-type rule and the null cases.
+import { describe, expect, it } from 'vitest';
+import { CHROME_WINDOWS_UA, IPHONE_UA, newOrgId, rawHit } from '../events/analytics-fixtures.ts';
+import { HitEnricher, referrerDomain } from './enrich-hit.ts';
+import { countryName, GeoLocator } from './geo-locator.ts';
+import { parseUserAgent, UserAgentCache } from './user-agent-details.ts';
+
+describe('referrerDomain', () => {
+  it('is the host of an absolute URL, lower-cased, else null', () => {
+    expect(referrerDomain('https://WWW.Example.COM:8443/a?b=c')).toBe('www.example.com');
+    expect(referrerDomain('android-app://com.google.android.gm/')).toBe('com.google.android.gm');
+    expect(referrerDomain('not a url')).toBeNull();
+    expect(referrerDomain('')).toBeNull();
+    expect(referrerDomain(null)).toBeNull();
+  });
+});
+
+describe('user agents', () => {
+  it('maps parser device types; a desktop OS without a device type is DESKTOP, anything else null', () => {
+    expect(parseUserAgent(CHROME_WINDOWS_UA)).toEqual({
+      browserName: 'Chrome',
+      browserVersion: '124.0.0.0',
+      osName: 'Windows',
+      osVersion: '10',
+      deviceType: 'DESKTOP',
+      deviceBrand: null,
+      deviceModel: null,
+    });
+    expect(parseUserAgent(IPHONE_UA)).toMatchObject({ deviceType: 'MOBILE', deviceBrand: 'Apple', deviceModel: 'iPhone', osName: 'iOS', browserName: 'Mobile Safari' });
+    expect(parseUserAgent('Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1').deviceType).toBe('TABLET');
+    expect(parseUserAgent('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15').deviceType).toBe('DESKTOP');
+    expect(parseUserAgent('Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0').deviceType).toBe('DESKTOP');
+    expect(parseUserAgent('Mozilla/5.0 (PlayStation 5 3.11) AppleWebKit/605.1.15 (KHTML, like Gecko)').deviceType).toBeNull();
+    expect(parseUserAgent('curl/8.5.0').deviceType).toBeNull();
+  });
+
+  it('caches by UA string', () => {
+    const cache = new UserAgentCache(2);
+    const a = cache.get(CHROME_WINDOWS_UA);
+    expect(cache.get(CHROME_WINDOWS_UA)).toBe(a);
+    expect(cache.get(null).browserName).toBeNull();
+    cache.get(IPHONE_UA);
+    cache.get('curl/8');
+    expect(cache.size).toBe(2);
+  });
+});
+
+describe('geo', () => {
+  const geo = new GeoLocator();
+
+  it('IPv4, IPv6 and IPv4-mapped IPv6 addresses', async () => {
+    expect(await geo.lookup('8.8.8.8')).toMatchObject({ country: 'United States', countryCode: 'US', city: 'Mountain View', region: 'California' });
+    expect(await geo.lookup('::ffff:8.8.8.8')).toMatchObject({ countryCode: 'US' });
+    expect((await geo.lookup('2001:4860:4860::8888')).countryCode).toEqual(expect.stringMatching(/^[A-Z]{2}$/));
+  });
+
+  it('private, malformed and missing addresses are all-null', async () => {
+    const none = { country: null, countryCode: null, city: null, region: null };
+    for (const ip of ['10.0.0.1', '127.0.0.1', '::1', 'garbage', '999.1.1.1', null]) expect(await geo.lookup(ip)).toEqual(none);
+  });
+
+  it('opens its databases once', async () => {
+    const fresh = new GeoLocator();
+    const [a, b] = [fresh.open(), fresh.open()];
+    expect(a).toBe(b);
+    await a;
+  });
+
+  it('country names in English', () => {
+    expect(countryName('DE')).toBe('Germany');
+    expect(countryName('ZZ')).toBeNull();
+    expect(countryName('x')).toBeNull();
+  });
+});
+
+describe('HitEnricher', () => {
+  it('enriches a batch, passing the raw facts through', async () => {
+    const orgId = newOrgId();
+    const hit = rawHit({ orgId, ip: '8.8.8.8', userAgent: IPHONE_UA, referrer: 'https://t.co/abc', utmSource: 'x' });
+    const [rec] = await new HitEnricher().enrich([hit]);
+    expect(rec).toMatchObject({
+      orgId,
+      eventId: hit.eventId,
+      createdAtMicros: hit.createdAtMicros,
+      referrer: 'https://t.co/abc',
+      referrerDomain: 't.co',
+      countryCode: 'US',
+      deviceType: 'MOBILE',
+      utmSource: 'x',
+    });
+    expect(rec).not.toHaveProperty('ip');
+  });
+});

@@ -1,0 +1,113 @@
+// Invariant: a User-Agent string maps to the same UserAgentDetails every time (ua-parser-js 1.x,
+// MIT; never v2, which is AGPL). deviceType is MOBILE or TABLET when the parser says mobile or
+// tablet; when the parser names no device type, a known desktop operating system (Windows, macOS,
+// Linux distributions, ChromeOS, BSDs…) means DESKTOP; anything else (consoles, TVs, wearables,
+// bots, unknown clients) is null. Parses are cached by UA string (a parse costs ≈16 µs).
+import { LRUCache } from 'lru-cache';
+import { UAParser } from 'ua-parser-js';
+import type { DeviceType } from '../events/analytics-event.ts';
+
+export interface UserAgentDetails {
+  browserName: string | null;
+  browserVersion: string | null;
+  osName: string | null;
+  osVersion: string | null;
+  deviceType: DeviceType | null;
+  deviceBrand: string | null;
+  deviceModel: string | null;
+}
+
+const NO_DETAILS: UserAgentDetails = Object.freeze({
+  browserName: null,
+  browserVersion: null,
+  osName: null,
+  osVersion: null,
+  deviceType: null,
+  deviceBrand: null,
+  deviceModel: null,
+});
+
+/** OS names (as ua-parser-js 1.x spells them) that imply a desktop or laptop computer. */
+const DESKTOP_OS = new Set(
+  [
+    'Windows',
+    'Mac OS',
+    'macOS',
+    'Linux',
+    'Ubuntu',
+    'Debian',
+    'Fedora',
+    'Mint',
+    'Arch',
+    'Gentoo',
+    'CentOS',
+    'RedHat',
+    'Red Hat',
+    'SUSE',
+    'openSUSE',
+    'Kubuntu',
+    'Xubuntu',
+    'Lubuntu',
+    'Mandriva',
+    'Slackware',
+    'Chromium OS',
+    'Chrome OS',
+    'FreeBSD',
+    'OpenBSD',
+    'NetBSD',
+    'DragonFly',
+    'Solaris',
+    'Unix',
+    'Haiku',
+    'elementary OS',
+    'Manjaro',
+    'Deepin',
+    'PCLinuxOS',
+    'Zenwalk',
+  ].map((n) => n.toLowerCase()),
+);
+
+const orNull = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
+
+function deviceTypeOf(parserType: string | undefined, osName: string | null): DeviceType | null {
+  if (parserType === 'mobile') return 'MOBILE';
+  if (parserType === 'tablet') return 'TABLET';
+  if (parserType !== undefined) return null;
+  return osName !== null && DESKTOP_OS.has(osName.toLowerCase()) ? 'DESKTOP' : null;
+}
+
+/** Parses one UA string without caching. */
+export function parseUserAgent(ua: string): UserAgentDetails {
+  const r = new UAParser(ua).getResult();
+  const osName = orNull(r.os.name);
+  return {
+    browserName: orNull(r.browser.name),
+    browserVersion: orNull(r.browser.version),
+    osName,
+    osVersion: orNull(r.os.version),
+    deviceType: deviceTypeOf(r.device.type, osName),
+    deviceBrand: orNull(r.device.vendor),
+    deviceModel: orNull(r.device.model),
+  };
+}
+
+export class UserAgentCache {
+  private readonly cache: LRUCache<string, UserAgentDetails>;
+
+  constructor(entries = 20_000) {
+    this.cache = new LRUCache<string, UserAgentDetails>({ max: entries });
+  }
+
+  get(ua: string | null): UserAgentDetails {
+    if (ua === null || ua.trim() === '') return NO_DETAILS;
+    const hit = this.cache.get(ua);
+    if (hit) return hit;
+    const details = parseUserAgent(ua);
+    this.cache.set(ua, details);
+    return details;
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+}

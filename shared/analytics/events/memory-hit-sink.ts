@@ -1,0 +1,15 @@
+// Invariant: an in-memory HitSink for tests and tools: push() only appends, so the hits array
+// lists exactly the hits handed over, in order.
+import type { HitSink, RawHit } from './raw-hit.ts';
+
+export class MemoryHitSink implements HitSink {
+  readonly hits: RawHit[] = [];
+
+  push(hit: RawHit): void {
+    this.hits.push(hit);
+  }
+
+  clear(): void {
+    this.hits.length = 0;
+  }
+}

@@ -1,0 +1,16 @@
+// Invariant: the API reaches the analytics store only through this port; query-string
+// validation (spec messages verbatim) happens behind it, and an export is a stream, never a
+// buffered file.
+import type { Organization } from '../../orgs/organization.ts';
+
+export interface ExportStream {
+  contentType: string;
+  filename: string;
+  body: AsyncIterable<string | Buffer>;
+}
+
+export interface AnalyticsReads {
+  /** Browse or sync page: the `response` payload of GET /analytics/events. */
+  list(org: Organization, query: Record<string, unknown>): Promise<object>;
+  export(org: Organization, query: Record<string, unknown>): Promise<ExportStream>;
+}

@@ -1,0 +1,460 @@
+// Invariant: every ClickHouse transport passes this one suite unchanged against the real engine
+// it adapts (never a mock): the same events in, the same pages, sync positions and export bytes
+// out. Each test writes under its own organisation id, so tests share one table safely.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANALYTICS_EVENT_FIELDS, type AnalyticsEvent } from '../events/analytics-event.ts';
+import { CHROME_WINDOWS_UA, eventRecord, eventRecords, IPHONE_UA, isoMicros, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
+import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
+import { AnalyticsStore, type EventPage } from './analytics-store.ts';
+import { EVENTS_TABLE } from '../clickhouse/clickhouse-sql.ts';
+import type { ClickHouseTransport } from '../clickhouse/clickhouse-transport.ts';
+import { HitEnricher } from '../enrichment/enrich-hit.ts';
+import { AppError } from '../../errors/app-error.ts';
+
+const SETTLE_MS = 60;
+
+function browseReq(q: Record<string, string>): BrowseRequest {
+  const r = parseEventsQuery(q);
+  if (r instanceof AppError || r.mode !== 'browse') throw new Error(`not a browse request: ${JSON.stringify(q)}`);
+  return r;
+}
+
+function syncReq(q: Record<string, string>): SyncRequest {
+  const r = parseEventsQuery(q);
+  if (r instanceof AppError || r.mode !== 'sync') throw new Error(`not a sync request: ${JSON.stringify(q)}`);
+  return r;
+}
+
+function exportReq(q: Record<string, string>): ExportRequest {
+  const r = parseExportQuery(q);
+  if (r instanceof AppError) throw r;
+  return r;
+}
+
+async function collect(chunks: AsyncIterable<string>): Promise<string> {
+  let s = '';
+  for await (const c of chunks) s += c;
+  return s;
+}
+
+/** Minimal RFC 4180 reader for checking the export (quoted fields, doubled quotes, CRLF). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) throw new Error('CSV does not end with CRLF');
+  return rows;
+}
+
+export function analyticsStoreContract(name: string, openTransport: () => Promise<ClickHouseTransport>): void {
+  describe(`AnalyticsStore contract on ${name}`, () => {
+    let transport: ClickHouseTransport;
+    let store: AnalyticsStore;
+    const enricher = new HitEnricher();
+
+    beforeAll(async () => {
+      transport = await openTransport();
+      store = new AnalyticsStore(transport, { syncSettleMillis: SETTLE_MS });
+      await store.ensureSchema();
+      await store.ensureSchema(); // idempotent
+    });
+
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    async function syncAll(orgId: string, since: string, afterEventId: string | null, limit: number): Promise<{ events: AnalyticsEvent[]; last: EventPage }> {
+      const events: AnalyticsEvent[] = [];
+      let q: Record<string, string> = { since, limit: String(limit) };
+      if (afterEventId) q.afterEventId = afterEventId;
+      for (let guard = 0; guard < 10_000; guard++) {
+        const page = await store.sync(orgId, syncReq(q));
+        events.push(...page.data);
+        expect(page.nextCursor).toBeNull();
+        if (!page.hasMore) return { events, last: page };
+        q = { since: page.nextSince ?? '', afterEventId: page.afterEventId ?? '', limit: String(limit) };
+      }
+      throw new Error('sync did not end');
+    }
+
+    it('stores an enriched hit and browses it back as the spec event object', async () => {
+      const orgId = newOrgId();
+      const hit = rawHit({
+        orgId,
+        createdAtMicros: isoMicros('2026-03-10T12:34:56.123456Z').toString(),
+        referrer: 'https://www.google.com/search?q=short+links',
+        userAgent: CHROME_WINDOWS_UA,
+        ip: '8.8.8.8',
+        clickSource: 'QR_CODE',
+        utmSource: 'newsletter',
+        utmMedium: 'email',
+        utmCampaign: 'spring',
+      });
+      await store.insert(await enricher.enrich([hit]), randomUUID());
+      const page = await store.browse(orgId, 'UTC', browseReq({ from: '2026-03-10', to: '2026-03-10' }));
+      expect(page.hasMore).toBe(false);
+      expect(page.nextSince).toBeNull();
+      expect(page.afterEventId).toBeNull();
+      expect(page.nextCursor).toEqual(expect.any(String));
+      expect(page.data).toHaveLength(1);
+      const event = page.data[0];
+      expect(Object.keys(event ?? {})).toEqual([...ANALYTICS_EVENT_FIELDS]);
+      expect(event).toEqual({
+        eventId: hit.eventId,
+        schemaVersion: 1,
+        createdAt: '2026-03-10T12:34:56.123456Z',
+        shortCode: 'summer-sale',
+        shortUrlId: hit.shortUrlId,
+        eventType: 'CLICK',
+        clickSource: 'QR_CODE',
+        referrer: 'https://www.google.com/search?q=short+links',
+        referrerDomain: 'www.google.com',
+        country: 'United States',
+        countryCode: 'US',
+        city: expect.any(String),
+        region: expect.any(String),
+        browserName: 'Chrome',
+        browserVersion: '124.0.0.0',
+        osName: 'Windows',
+        osVersion: '10',
+        deviceType: 'DESKTOP',
+        deviceBrand: null,
+        deviceModel: null,
+        utmSource: 'newsletter',
+        utmMedium: 'email',
+        utmCampaign: 'spring',
+      });
+    });
+
+    it('keeps nulls and prints createdAt like Java Instant (millis, whole seconds)', async () => {
+      const orgId = newOrgId();
+      const hits = [
+        rawHit({ orgId, createdAtMicros: isoMicros('2026-03-10T10:00:00Z').toString(), userAgent: IPHONE_UA }),
+        rawHit({ orgId, createdAtMicros: isoMicros('2026-03-10T10:00:00.120Z').toString(), eventType: 'METADATA_PREVIEW', clickSource: 'UNKNOWN' }),
+      ];
+      await store.insert(await enricher.enrich(hits), randomUUID());
+      const page = await store.browse(orgId, 'UTC', browseReq({ from: '2026-03-10', to: '2026-03-10' }));
+      expect(page.data.map((e) => e.createdAt)).toEqual(['2026-03-10T10:00:00Z', '2026-03-10T10:00:00.120Z']);
+      expect(page.data[0]).toMatchObject({ deviceType: 'MOBILE', osName: 'iOS', deviceBrand: 'Apple', deviceModel: 'iPhone', country: null, referrer: null, referrerDomain: null });
+      expect(page.data[1]).toMatchObject({ eventType: 'METADATA_PREVIEW', clickSource: 'UNKNOWN', browserName: null, deviceType: null });
+    });
+
+    it('pages through a range: every event exactly once, ascending by (createdAt, eventId)', async () => {
+      const orgId = newOrgId();
+      const start = isoMicros('2026-02-01T00:00:00Z');
+      // 5 events share each timestamp, so ties are broken by eventId across page boundaries.
+      const records = Array.from({ length: 60 }, (_, i) => eventRecord({ orgId, createdAtMicros: (start + BigInt(Math.floor(i / 5)) * 3_600_000_000n).toString() }));
+      await store.insert(records.slice(0, 30), randomUUID());
+      await store.insert(records.slice(30), randomUUID());
+      const seen: AnalyticsEvent[] = [];
+      let q: Record<string, string> = { from: '2026-02-01', to: '2026-02-03', limit: '7' };
+      let pages = 0;
+      for (;;) {
+        const page = await store.browse(orgId, 'UTC', browseReq(q));
+        pages++;
+        seen.push(...page.data);
+        expect(page.data.length).toBeLessThanOrEqual(7);
+        if (!page.hasMore) break;
+        q = { ...q, cursor: page.nextCursor ?? '' };
+      }
+      expect(pages).toBe(9);
+      expect(seen.map((e) => e.eventId).sort()).toEqual(records.map((r) => r.eventId).sort());
+      expect(new Set(seen.map((e) => e.eventId)).size).toBe(60);
+      const keys = seen.map((e) => `${e.createdAt}|${e.eventId}`);
+      for (let i = 1; i < seen.length; i++) {
+        const [a, b] = [seen[i - 1], seen[i]];
+        if (!a || !b) throw new Error('gap');
+        expect(isoMicros(a.createdAt) < isoMicros(b.createdAt) || (a.createdAt === b.createdAt && keys[i - 1] !== keys[i])).toBe(true);
+      }
+      // Tie order is the store's own and stable: a second pass gives the same sequence.
+      const again = await store.browse(orgId, 'UTC', browseReq({ from: '2026-02-01', to: '2026-02-03', limit: '100' }));
+      expect(again.data.map((e) => e.eventId)).toEqual(seen.map((e) => e.eventId));
+    });
+
+    it('cuts days at local midnight of the organisation time zone', async () => {
+      const orgId = newOrgId();
+      const times = [
+        '2026-03-10T22:59:59.999999Z', // 23:59:59.999999 in Berlin (CET, +01:00), still 10 March
+        '2026-03-10T23:00:00Z', // 00:00 in Berlin, 11 March
+        '2026-03-11T23:30:00Z', // 00:30 in Berlin, 12 March
+        '2026-03-28T23:00:00Z', // 00:00 Berlin 29 March (DST starts 02:00 → 03:00)
+        '2026-03-29T21:59:59Z', // 23:59:59 Berlin (CEST, +02:00), still 29 March
+        '2026-03-29T22:00:00Z', // 00:00 Berlin 30 March
+      ];
+      const recs = times.map((t) => eventRecord({ orgId, createdAtMicros: isoMicros(t).toString() }));
+      await store.insert(recs, randomUUID());
+      const createdIn = async (tz: string, from: string, to: string): Promise<string[]> =>
+        (await store.browse(orgId, tz, browseReq({ from, to }))).data.map((e) => e.createdAt);
+      expect(await createdIn('Europe/Berlin', '2026-03-10', '2026-03-10')).toEqual(['2026-03-10T22:59:59.999999Z']);
+      expect(await createdIn('Europe/Berlin', '2026-03-11', '2026-03-11')).toEqual(['2026-03-10T23:00:00Z']);
+      expect(await createdIn('UTC', '2026-03-10', '2026-03-10')).toEqual(['2026-03-10T22:59:59.999999Z', '2026-03-10T23:00:00Z']);
+      expect(await createdIn('UTC', '2026-03-11', '2026-03-11')).toEqual(['2026-03-11T23:30:00Z']);
+      expect(await createdIn('Europe/Berlin', '2026-03-29', '2026-03-29')).toEqual(['2026-03-28T23:00:00Z', '2026-03-29T21:59:59Z']);
+      expect(await createdIn('America/New_York', '2026-03-10', '2026-03-11')).toEqual(['2026-03-10T22:59:59.999999Z', '2026-03-10T23:00:00Z', '2026-03-11T23:30:00Z']);
+    });
+
+    it('filters by shortCode, clickSource and eventType, combined', async () => {
+      const orgId = newOrgId();
+      const at = isoMicros('2026-04-01T12:00:00Z');
+      const recs = [
+        eventRecord({ orgId, createdAtMicros: at.toString(), shortCode: 'code-aaaa', clickSource: 'QR_CODE', eventType: 'CLICK' }),
+        eventRecord({ orgId, createdAtMicros: (at + 1n).toString(), shortCode: 'code-aaaa', clickSource: 'DIRECT', eventType: 'CLICK' }),
+        eventRecord({ orgId, createdAtMicros: (at + 2n).toString(), shortCode: 'code-bbbb', clickSource: 'QR_CODE', eventType: 'METADATA_PREVIEW' }),
+      ];
+      await store.insert(recs, randomUUID());
+      const count = async (extra: Record<string, string>): Promise<number> =>
+        (await store.browse(orgId, 'UTC', browseReq({ from: '2026-04-01', to: '2026-04-01', ...extra }))).data.length;
+      expect(await count({})).toBe(3);
+      expect(await count({ shortCode: 'code-aaaa' })).toBe(2);
+      expect(await count({ clickSource: 'qr_code' })).toBe(2);
+      expect(await count({ eventType: 'METADATA_PREVIEW' })).toBe(1);
+      expect(await count({ shortCode: 'code-aaaa', clickSource: 'QR_CODE' })).toBe(1);
+      expect(await count({ shortCode: 'nope-nope' })).toBe(0);
+      await sleep(SETTLE_MS * 2);
+      const synced = await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z', clickSource: 'QR_CODE', eventType: 'CLICK' }));
+      expect(synced.data.map((e) => e.eventId)).toEqual([recs[0]?.eventId]);
+      const exported = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-04-01', to: '2026-04-01', shortCode: 'code-bbbb' })));
+      expect(exported.trim().split('\n').map((l) => (JSON.parse(l) as AnalyticsEvent).eventId)).toEqual([recs[2]?.eventId]);
+    });
+
+    it('never shows another organisation’s events', async () => {
+      const [a, b] = [newOrgId(), newOrgId()];
+      const at = isoMicros('2026-04-02T12:00:00Z');
+      await store.insert([eventRecord({ orgId: a, createdAtMicros: at.toString() }), eventRecord({ orgId: b, createdAtMicros: at.toString() })], randomUUID());
+      const page = await store.browse(a, 'UTC', browseReq({ from: '2026-04-02', to: '2026-04-02' }));
+      expect(page.data).toHaveLength(1);
+      expect(await store.countEvents(b)).toBe(1);
+    });
+
+    it('sync: a consumer passing nextSince + afterEventId sees every event exactly once, late events included', async () => {
+      const orgId = newOrgId();
+      const now = BigInt(Date.now()) * 1000n;
+      const first = eventRecords(orgId, 25, now - 60_000_000n, 1000n);
+      await store.insert(first.slice(0, 10), randomUUID());
+      await store.insert(first.slice(10), randomUUID());
+      await sleep(SETTLE_MS * 2);
+      const round1 = await syncAll(orgId, '2000-01-01T00:00:00Z', null, 4);
+      expect(round1.events.map((e) => e.eventId).sort()).toEqual(first.map((r) => r.eventId).sort());
+      expect(round1.last.nextSince).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6})?Z$/);
+      expect(round1.last.afterEventId).toEqual(expect.any(String));
+
+      // Nothing new: the position is echoed, no event is repeated.
+      const idle = await store.sync(orgId, syncReq({ since: round1.last.nextSince ?? '', afterEventId: round1.last.afterEventId ?? '' }));
+      expect(idle.data).toEqual([]);
+      expect(idle.hasMore).toBe(false);
+      expect([idle.nextSince, idle.afterEventId]).toEqual([round1.last.nextSince, round1.last.afterEventId]);
+
+      // Late arrivals: clicks that happened BEFORE everything already synced (a backfill after an
+      // outage, a delayed batch) and one fresh click, inserted after the consumer's last call.
+      const late = eventRecords(orgId, 12, now - 3_600_000_000n * 48n, 7n);
+      const fresh = eventRecords(orgId, 3, now, 1n);
+      await store.insert(late, randomUUID());
+      await store.insert(fresh, randomUUID());
+      await sleep(SETTLE_MS * 2);
+      const round2 = await syncAll(orgId, round1.last.nextSince ?? '', round1.last.afterEventId, 5);
+      expect(round2.events.map((e) => e.eventId).sort()).toEqual([...late, ...fresh].map((r) => r.eventId).sort());
+      const all = [...round1.events, ...round2.events].map((e) => e.eventId);
+      expect(new Set(all).size).toBe(all.length);
+      expect(all).toHaveLength(40);
+    });
+
+    it('sync: returns only settled rows, so an event still settling is delivered later, not skipped', async () => {
+      const orgId = newOrgId();
+      const patient = new AnalyticsStore(transport, { syncSettleMillis: 1500 });
+      const start = await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }));
+      expect(start.data).toEqual([]);
+      const recs = eventRecords(orgId, 3, BigInt(Date.now()) * 1000n);
+      await store.insert(recs, randomUUID());
+      expect((await patient.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }))).data).toEqual([]);
+      await sleep(1600);
+      expect((await patient.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }))).data).toHaveLength(3);
+    });
+
+    it('sync: since without afterEventId is inclusive, and accepts offsets and zone-less UTC', async () => {
+      const orgId = newOrgId();
+      await store.insert(eventRecords(orgId, 2, BigInt(Date.now()) * 1000n), randomUUID());
+      await sleep(SETTLE_MS * 2);
+      const page = await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z', limit: '1' }));
+      expect(page.hasMore).toBe(true);
+      const again = await store.sync(orgId, syncReq({ since: page.nextSince ?? '' }));
+      expect(again.data.map((e) => e.eventId)).toContain(page.afterEventId);
+      expect(again.data).toHaveLength(2); // one batch: both share one ingestion stamp
+      const zoneless = await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00' }));
+      const offset = await store.sync(orgId, syncReq({ since: '2000-01-01T02:00:00+02:00' }));
+      expect(zoneless.data).toHaveLength(2);
+      expect(offset.data).toHaveLength(2);
+      const future = await store.sync(orgId, syncReq({ since: '2999-01-01T00:00:00Z' }));
+      expect(future.data).toEqual([]);
+      expect(future.nextSince).toBe('2999-01-01T00:00:00Z');
+    });
+
+    it('a batch inserted twice (a retry) is invisible to browse, sync, export and counts', async () => {
+      const orgId = newOrgId();
+      const batch = eventRecords(orgId, 20, isoMicros('2026-05-05T08:00:00Z'), 1000n);
+      const token = randomUUID();
+      await store.insert(batch, token);
+      await sleep(SETTLE_MS * 2);
+      const synced = await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100);
+      expect(synced.events).toHaveLength(20);
+      await store.insert(batch, token); // same token: dropped at insert
+      expect(await store.countPhysicalRows(orgId)).toBe(20);
+      await store.insert(batch, randomUUID()); // token lost (e.g. dedup window passed): stored again…
+      expect(await store.countPhysicalRows(orgId)).toBe(40);
+      expect(await store.countEvents(orgId)).toBe(20); // …but never visible twice
+      const page = await store.browse(orgId, 'UTC', browseReq({ from: '2026-05-05', to: '2026-05-05', limit: '5000' }));
+      expect(page.data).toHaveLength(20);
+      await sleep(SETTLE_MS * 2);
+      const after = await syncAll(orgId, synced.last.nextSince ?? '', synced.last.afterEventId, 100);
+      expect(after.events).toEqual([]); // the first-ingested copy keeps its place
+      const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-05-05', to: '2026-05-05' })));
+      expect(ndjson.trim().split('\n')).toHaveLength(20);
+      // A merge collapses the copies the same way FINAL does: the first-ingested copy stays.
+      await transport.exec(`OPTIMIZE TABLE ${EVENTS_TABLE} PARTITION 202605 FINAL`);
+      expect(await store.countPhysicalRows(orgId)).toBe(20);
+      expect((await syncAll(orgId, synced.last.nextSince ?? '', synced.last.afterEventId, 100)).events).toEqual([]);
+      expect((await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100)).last).toMatchObject({ nextSince: synced.last.nextSince, afterEventId: synced.last.afterEventId });
+    });
+
+    it('exports NDJSON: one event object per line, browse order, nulls kept', async () => {
+      const orgId = newOrgId();
+      const recs = eventRecords(orgId, 30, isoMicros('2026-06-01T00:00:00Z'), 60_000_000n, { referrer: 'https://example.com/a/b', referrerDomain: 'example.com' });
+      await store.insert(recs, randomUUID());
+      const text = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-01', to: '2026-06-01' })));
+      expect(text.endsWith('\n')).toBe(true);
+      const lines = text.slice(0, -1).split('\n');
+      expect(lines).toHaveLength(30);
+      const events = lines.map((l) => JSON.parse(l) as AnalyticsEvent);
+      expect(events.map((e) => e.eventId)).toEqual(recs.map((r) => r.eventId));
+      expect(Object.keys(events[0] ?? {})).toEqual([...ANALYTICS_EVENT_FIELDS]);
+      expect(events[0]).toMatchObject({ referrer: 'https://example.com/a/b', country: null, schemaVersion: 1, createdAt: '2026-06-01T00:00:00Z' });
+      const browsed = await store.browse(orgId, 'UTC', browseReq({ from: '2026-06-01', to: '2026-06-01' }));
+      expect(events).toEqual(browsed.data);
+    });
+
+    it('exports CSV: header in table order, RFC 4180 quoting, null as an empty field', async () => {
+      const orgId = newOrgId();
+      const tricky = eventRecord({
+        orgId,
+        createdAtMicros: isoMicros('2026-06-02T10:00:00.000001Z').toString(),
+        referrer: 'https://example.com/?q=a,b&x="y"',
+        referrerDomain: 'example.com',
+        utmCampaign: 'line1\r\nline2',
+        utmSource: 'plain',
+        city: 'Zürich',
+      });
+      const plain = eventRecord({ orgId, createdAtMicros: isoMicros('2026-06-02T11:00:00Z').toString() });
+      await store.insert([plain, tricky], randomUUID());
+      const text = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-02', to: '2026-06-02', format: 'csv' })));
+      expect(text.startsWith(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n`)).toBe(true);
+      expect(text).toContain('"https://example.com/?q=a,b&x=""y"""');
+      const rows = parseCsv(text);
+      expect(rows[0]).toEqual([...ANALYTICS_EVENT_FIELDS]);
+      expect(rows).toHaveLength(3);
+      const col = (f: (typeof ANALYTICS_EVENT_FIELDS)[number]): number => ANALYTICS_EVENT_FIELDS.indexOf(f);
+      const first = rows[1] ?? [];
+      expect(first[col('eventId')]).toBe(tricky.eventId);
+      expect(first[col('createdAt')]).toBe('2026-06-02T10:00:00.000001Z');
+      expect(first[col('schemaVersion')]).toBe('1');
+      expect(first[col('referrer')]).toBe('https://example.com/?q=a,b&x="y"');
+      expect(first[col('utmCampaign')]).toBe('line1\r\nline2');
+      expect(first[col('city')]).toBe('Zürich');
+      expect(first[col('country')]).toBe('');
+      expect(rows[2]?.[col('referrer')]).toBe('');
+      const empty = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-01-01', to: '2026-01-01', format: 'csv' })));
+      expect(empty).toBe(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n`);
+    });
+
+    it('exports exactly the bytes JSON.stringify and RFC 4180 give for the browsed events, whatever the text', async () => {
+      const orgId = newOrgId();
+      const controls = Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('');
+      const texts = [
+        `ctl:${controls}:end`,
+        'quote " comma , cr \r lf \n crlf \r\n tab \t',
+        'backslash \\ then \\u001B as text, \\\u001B, slash / and </script>',
+        'separators \u2028 and \u2029, del \u007f, nel \u0085, bom \ufeff',
+        'Zürich, São Paulo, 東京, emoji 😀👍🏽, replacement \ufffd',
+        '"', ',', '', 'x'.repeat(3000),
+      ];
+      const times = ['2026-09-01T00:00:00Z', '2026-09-01T00:00:00.120Z', '2026-09-01T00:00:00.000001Z', '2026-09-01T00:00:01.123456Z', '2026-09-01T00:00:02.100Z', '2026-09-01T23:59:58.999999Z'];
+      const recs = texts.flatMap((text, i) => [
+        eventRecord({ orgId, createdAtMicros: isoMicros(times[i % times.length] ?? '').toString(), referrer: text, utmCampaign: text, city: text.slice(0, 40), deviceModel: null }),
+        eventRecord({ orgId, createdAtMicros: (isoMicros(times[(i + 3) % times.length] ?? '') + 7n).toString(), shortCode: `c,${i}`, utmSource: text.slice(-20), country: text === '' ? '' : null }),
+      ]);
+      await store.insert(recs, randomUUID());
+      const events = (await store.browse(orgId, 'UTC', browseReq({ from: '2026-09-01', to: '2026-09-01', limit: '5000' }))).data;
+      expect(events).toHaveLength(recs.length);
+      const csvField = (v: string | number | null): string => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+      const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01' })));
+      expect(ndjson).toBe(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      const csv = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01', format: 'csv' })));
+      expect(csv).toBe(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n${events.map((e) => `${ANALYTICS_EVENT_FIELDS.map((f) => csvField(e[f])).join(',')}\r\n`).join('')}`);
+    });
+
+    it('streams a large export in bounded chunks, and stops cleanly when the reader leaves early', async () => {
+      const orgId = newOrgId();
+      const n = 20_000;
+      const start = isoMicros('2026-07-01T00:00:00Z');
+      for (let i = 0; i < n; i += 5000) await store.insert(eventRecords(orgId, 5000, start + BigInt(i) * 1_000_000n, 1_000_000n), randomUUID());
+      let lines = 0;
+      let chunks = 0;
+      let biggest = 0;
+      for await (const chunk of store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-07-01', to: '2026-07-01' }))) {
+        chunks++;
+        biggest = Math.max(biggest, chunk.length);
+        lines += chunk.split('\n').length - 1;
+      }
+      expect(lines).toBe(n);
+      expect(chunks).toBeGreaterThanOrEqual(n / 1000);
+      expect(biggest).toBeLessThan(1000 * 1024);
+      let taken = 0;
+      for await (const chunk of store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-07-01', to: '2026-07-01', format: 'csv' }))) {
+        taken += chunk.length;
+        if (taken > 10_000) break;
+      }
+      // The transport is still usable after an abandoned stream, for queries and new streams.
+      expect(await store.countEvents(orgId)).toBe(n);
+      const all = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-07-01', to: '2026-07-01', format: 'csv' })));
+      expect(all.split('\r\n')).toHaveLength(n + 2);
+    });
+
+    it('runs concurrent exports and queries side by side', async () => {
+      const orgId = newOrgId();
+      await store.insert(eventRecords(orgId, 3000, isoMicros('2026-08-01T00:00:00Z'), 1_000_000n), randomUUID());
+      const req = exportReq({ from: '2026-08-01', to: '2026-08-01' });
+      const results = await Promise.all([
+        collect(store.exportEvents(orgId, 'UTC', req)),
+        collect(store.exportEvents(orgId, 'UTC', req)),
+        collect(store.exportEvents(orgId, 'UTC', req)),
+        store.countEvents(orgId),
+      ]);
+      expect(results.slice(0, 3).map((t) => (typeof t === 'string' ? t.split('\n').length - 1 : -1))).toEqual([3000, 3000, 3000]);
+      expect(results[3]).toBe(3000);
+    });
+
+    it('answers ping', async () => {
+      expect(await store.ping()).toBe(true);
+    });
+  });
+}

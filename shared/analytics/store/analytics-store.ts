@@ -1,0 +1,195 @@
+// Invariant: the AnalyticsStore is the only reader and writer of stored analytics events, and
+// every read is duplicate-proof (FINAL over a ReplacingMergeTree keyed by event) and scoped to
+// one organisation.
+//
+// Sync guarantee. Sync order is (ingestedAt, eventId), where ingestedAt is stamped by the
+// ClickHouse server (DEFAULT now64(6)) when the batch holding the event is inserted, so an event
+// that happened long ago but arrives late (a delayed batch, a backfill after an outage) is placed
+// at the END of the sync order, after every position a consumer already holds. A sync call
+// returns only "settled" rows, ingestedAt <= now() - settle margin (now() of the same server).
+// Assumption: every insert becomes visible to readers within the margin of its ingestedAt stamp
+// (insert duration < margin) and the server clock never steps back by more than the margin;
+// on a multi-node cluster, node clocks must also agree within the margin. Under it, the settled
+// prefix of the sync order never changes once read: no row can later appear at or before a
+// position the consumer was given. Hence a consumer that keeps passing nextSince + afterEventId
+// (the last returned row's position) sees every event exactly once: each event is eventually
+// settled and lies after the consumer's position exactly until it is returned. A repeated
+// insert of the same event never shows: FINAL keeps only the first-ingested copy (its original
+// position), and a retried batch carries its original insert_deduplication_token anyway.
+// Browse and export are in (createdAt, eventId) order over [local midnight of from, local
+// midnight after to) in the organisation's time zone.
+import type { AnalyticsEvent, EventRecord } from '../events/analytics-event.ts';
+import { toAnalyticsEvent } from '../events/analytics-event.ts';
+import type { BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
+import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
+import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
+import {
+  browseSql,
+  COUNT_EVENTS_SQL,
+  COUNT_PHYSICAL_ROWS_SQL,
+  CREATE_EVENTS_TABLE,
+  EVENTS_TABLE,
+  EXPORT_LINES_FORMAT,
+  exportLinesSql,
+  INSERT_COLUMNS,
+  insertSettings,
+  PING_SQL,
+  syncSql,
+  toInsertValues,
+  type StoredEventRow,
+} from '../clickhouse/clickhouse-sql.ts';
+import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-transport.ts';
+import { exportText } from '../reads/event-export.ts';
+import { HttpClickHouseTransport, type HttpClickHouseOptions } from '../clickhouse/http-clickhouse-transport.ts';
+import { localDayRangeMicros } from '../reads/local-day-range.ts';
+import { formatMicros } from '../../time/instant.ts';
+
+/** Production default: a row becomes visible to sync this long after its ingestion stamp. */
+export const DEFAULT_SYNC_SETTLE_MILLIS = 2000;
+
+export interface AnalyticsStoreOptions {
+  /** Settling margin of sync (ms). 2000 in production; tests may use a few ms. */
+  syncSettleMillis?: number;
+}
+
+/** The `response` payload of GET /analytics/events. */
+export interface EventPage {
+  data: AnalyticsEvent[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  nextSince: string | null;
+  afterEventId: string | null;
+}
+
+/** Query parameters of the filters that are set (the SQL references only those). */
+export function filterParams(f: EventFilters): Record<string, string> {
+  const p: Record<string, string> = {};
+  if (f.shortCode !== null) p.shortCode = f.shortCode;
+  if (f.clickSource !== null) p.clickSource = f.clickSource;
+  if (f.eventType !== null) p.eventType = f.eventType;
+  return p;
+}
+
+/** Which filters are set: selects the WHERE clauses of the store's SQL. */
+export function filterFlags(f: EventFilters): { shortCode: boolean; clickSource: boolean; eventType: boolean } {
+  return { shortCode: f.shortCode !== null, clickSource: f.clickSource !== null, eventType: f.eventType !== null };
+}
+
+export class AnalyticsStore {
+  readonly syncSettleMillis: number;
+
+  constructor(
+    readonly transport: ClickHouseTransport,
+    options: AnalyticsStoreOptions = {},
+  ) {
+    this.syncSettleMillis = options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS;
+  }
+
+  /** Embedded mode: chDB at `path` (one process per path), schema ensured. */
+  static async openEmbedded(path: string, options: AnalyticsStoreOptions = {}): Promise<AnalyticsStore> {
+    const store = new AnalyticsStore(new ChdbTransport(path), options);
+    await store.ensureSchema();
+    return store;
+  }
+
+  /** Production mode: a ClickHouse server at `url` (http[s]://user:pass@host:8123/database), schema ensured. */
+  static async openHttp(url: string, options: AnalyticsStoreOptions & Omit<HttpClickHouseOptions, 'url'> = {}): Promise<AnalyticsStore> {
+    const store = new AnalyticsStore(new HttpClickHouseTransport({ ...options, url }), options);
+    await store.ensureSchema();
+    return store;
+  }
+
+  async ensureSchema(): Promise<void> {
+    await this.transport.exec(CREATE_EVENTS_TABLE);
+  }
+
+  /**
+   * Inserts one batch atomically. `dedupToken` identifies the batch: a retry of the same batch
+   * must pass the same token (and the same records) and then never duplicates an event.
+   */
+  async insert(records: readonly EventRecord[], dedupToken: string): Promise<void> {
+    if (records.length === 0) return;
+    await this.transport.insertRows(EVENTS_TABLE, INSERT_COLUMNS, records.map(toInsertValues), insertSettings(dedupToken));
+  }
+
+  async browse(orgId: string, timeZone: string, req: BrowseRequest): Promise<EventPage> {
+    const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
+    const params: Record<string, string | number> = {
+      orgId,
+      fromMicros: fromMicros.toString(),
+      toMicros: toMicros.toString(),
+      limit: req.limit + 1,
+      ...filterParams(req.filters),
+    };
+    if (req.cursor) {
+      params.cursorMicros = req.cursor.createdAtMicros.toString();
+      params.cursorEventId = req.cursor.eventId;
+    }
+    const rows = await this.transport.queryRows<StoredEventRow>(browseSql({ ...filterFlags(req.filters), cursor: req.cursor !== null }), params);
+    const hasMore = rows.length > req.limit;
+    const page = hasMore ? rows.slice(0, req.limit) : rows;
+    const last = page.at(-1);
+    const nextCursor = last
+      ? encodeBrowseCursor({ createdAtMicros: BigInt(last.createdAtMicros), eventId: last.eventId })
+      : req.cursor
+        ? encodeBrowseCursor(req.cursor)
+        : null;
+    return { data: page.map(toAnalyticsEvent), hasMore, nextCursor, nextSince: null, afterEventId: null };
+  }
+
+  async sync(orgId: string, req: SyncRequest): Promise<EventPage> {
+    const since = req.sinceMicros < 0n ? 0n : req.sinceMicros;
+    const params: Record<string, string | number> = {
+      orgId,
+      sinceMicros: since.toString(),
+      settleMillis: this.syncSettleMillis,
+      limit: req.limit + 1,
+      ...filterParams(req.filters),
+    };
+    if (req.afterEventId !== null) params.afterEventId = req.afterEventId;
+    const rows = await this.transport.queryRows<StoredEventRow>(syncSql({ ...filterFlags(req.filters), afterEventId: req.afterEventId !== null }), params);
+    const hasMore = rows.length > req.limit;
+    const page = hasMore ? rows.slice(0, req.limit) : rows;
+    const last = page.at(-1);
+    return {
+      data: page.map(toAnalyticsEvent),
+      hasMore,
+      nextCursor: null,
+      nextSince: last ? formatMicros(BigInt(last.ingestedAtMicros)) : formatMicros(since),
+      afterEventId: last ? last.eventId : req.afterEventId,
+    };
+  }
+
+  /** The export file as text chunks (NDJSON or CSV), printed by the database and streamed. */
+  exportEvents(orgId: string, timeZone: string, req: ExportRequest): AsyncIterable<string> {
+    const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
+    const params: QueryParams = { orgId, fromMicros: fromMicros.toString(), toMicros: toMicros.toString(), ...filterParams(req.filters) };
+    return exportText(this.transport.streamText(exportLinesSql(filterFlags(req.filters), req.format), params, EXPORT_LINES_FORMAT), req.format);
+  }
+
+  /** Visible events of an organisation (duplicates collapsed). */
+  async countEvents(orgId: string): Promise<number> {
+    const [row] = await this.transport.queryRows<{ n: string }>(COUNT_EVENTS_SQL, { orgId });
+    return Number(row?.n ?? 0);
+  }
+
+  /** Physical rows of an organisation, including not-yet-merged duplicates. */
+  async countPhysicalRows(orgId: string): Promise<number> {
+    const [row] = await this.transport.queryRows<{ n: string }>(COUNT_PHYSICAL_ROWS_SQL, { orgId });
+    return Number(row?.n ?? 0);
+  }
+
+  /** True when the database answers a trivial query. */
+  async ping(): Promise<boolean> {
+    try {
+      await this.transport.queryRows(PING_SQL, {});
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}

@@ -1,0 +1,281 @@
+// Invariant: push() is O(1), never blocks, never throws, and never waits on the store: hits are
+// queued in memory and written in batches (on size, on a timer, and on close()). Every batch is
+// enriched, given a fresh dedup token, and then either inserted or, if the insert fails or times
+// out, handed to the spool with that same token; a batch the spool also refuses is kept and
+// retried, so an event is lost only when the queue bound (maxQueuedEvents) is exceeded, when it
+// is pushed after close(), or when neither store nor spool takes it during close(); each such
+// loss is counted in droppedEvents. After a failed insert the store is skipped for a cooldown (batches go straight
+// to the spool), so an outage costs no insert timeouts per batch. close() returns once every
+// queued hit is inserted or spooled. A batch is enriched (and, embedded, JSON-encoded) a
+// thousand hits per event-loop turn, so a large batch never stalls the process it shares.
+import { randomUUID } from 'node:crypto';
+import { NO_ENRICHMENT, type EventRecord } from '../events/analytics-event.ts';
+import type { HitSink, RawHit } from '../events/raw-hit.ts';
+import type { EventInserter } from './event-inserter.ts';
+import type { EventSpool, SpooledBatch } from './event-spool.ts';
+
+export interface HitEnrichment {
+  enrich(hits: readonly RawHit[]): Promise<EventRecord[]>;
+}
+
+export interface EventWriteBufferOptions {
+  store: EventInserter;
+  enricher: HitEnrichment;
+  spool: EventSpool;
+  /**
+   * Events per insert. Default 5000: an insert has a fixed cost (≈ 10 ms in chDB, one new part
+   * to merge), so 5000-event batches take ≈ 2× the events/s of 1000-event ones; at lower rates
+   * the timer flushes first, so a batch never waits longer than flushIntervalMs.
+   */
+  maxBatch?: number;
+  /** Flush whatever is queued at least this often (ms). Default 1000. */
+  flushIntervalMs?: number;
+  /** Hits held in memory at most (queued + unsaved batches); beyond, new hits are dropped and counted. Default 200 000. */
+  maxQueuedEvents?: number;
+  /** Give up on an insert after this long and spool the batch (same token). Default 10 000. */
+  insertTimeoutMs?: number;
+  /** After a failed insert, send batches straight to the spool for this long (ms). Default 5000. */
+  storeCooldownMs?: number;
+  /** Batches written concurrently. Default 2. */
+  maxConcurrentFlushes?: number;
+  /** Called after a batch was spooled (e.g. to wake the backfill worker). */
+  onSpooled?: () => void;
+  /** Failures worth logging; never rethrown. */
+  onError?: (error: unknown, context: 'insert' | 'spool' | 'enrich') => void;
+  clock?: () => number;
+}
+
+export interface WriteBufferMetrics {
+  /** Hits waiting in memory: queued, being written, or awaiting a spool retry. */
+  queueDepth: number;
+  inFlightBatches: number;
+  lastFlushLatencyMs: number | null;
+  flushedEvents: number;
+  flushedBatches: number;
+  spooledEvents: number;
+  spooledBatches: number;
+  failedInserts: number;
+  failedSpoolWrites: number;
+  droppedEvents: number;
+  storeAvailable: boolean;
+}
+
+/** Hits enriched per event-loop turn (lookups of unseen IPs and User-Agents cost up to ≈ 20 µs a hit). */
+const ENRICH_HITS_PER_TURN = 1000;
+
+class InsertTimeout extends Error {
+  constructor(ms: number) {
+    super(`analytics insert did not answer within ${ms} ms`);
+  }
+}
+
+/** A record with the raw facts only, used when enrichment itself fails (nothing is lost). */
+function bareRecord(h: RawHit): EventRecord {
+  return {
+    orgId: h.orgId,
+    eventId: h.eventId,
+    createdAtMicros: h.createdAtMicros,
+    shortCode: h.shortCode,
+    shortUrlId: h.shortUrlId,
+    eventType: h.eventType,
+    clickSource: h.clickSource,
+    referrer: h.referrer,
+    ...NO_ENRICHMENT,
+    utmSource: h.utmSource,
+    utmMedium: h.utmMedium,
+    utmCampaign: h.utmCampaign,
+  };
+}
+
+export class EventWriteBuffer implements HitSink {
+  private queue: RawHit[] = [];
+  /** Enriched batches neither inserted nor spooled yet (spool failed); retried first. */
+  private unsaved: SpooledBatch[] = [];
+  private inFlight = new Set<Promise<void>>();
+  private inFlightEvents = 0;
+  private timer: NodeJS.Timeout | null;
+  private drainScheduled = false;
+  private closing: Promise<WriteBufferMetrics> | null = null;
+  private storeDownUntil = 0;
+  private readonly m = {
+    lastFlushLatencyMs: null as number | null,
+    flushedEvents: 0,
+    flushedBatches: 0,
+    spooledEvents: 0,
+    spooledBatches: 0,
+    failedInserts: 0,
+    failedSpoolWrites: 0,
+    droppedEvents: 0,
+  };
+  private readonly maxBatch: number;
+  private readonly maxQueued: number;
+  private readonly insertTimeoutMs: number;
+  private readonly cooldownMs: number;
+  private readonly maxConcurrent: number;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: EventWriteBufferOptions) {
+    this.maxBatch = options.maxBatch ?? 5000;
+    this.maxQueued = options.maxQueuedEvents ?? 200_000;
+    this.insertTimeoutMs = options.insertTimeoutMs ?? 10_000;
+    this.cooldownMs = options.storeCooldownMs ?? 5000;
+    this.maxConcurrent = options.maxConcurrentFlushes ?? 2;
+    this.clock = options.clock ?? Date.now;
+    this.timer = setInterval(() => this.drain(true, true), options.flushIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  push(hit: RawHit): void {
+    if (this.closing !== null || this.heldEvents() >= this.maxQueued) {
+      this.m.droppedEvents++;
+      return;
+    }
+    this.queue.push(hit);
+    if (this.queue.length >= this.maxBatch && !this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(() => {
+        this.drainScheduled = false;
+        this.drain(false, false);
+      });
+    }
+  }
+
+  /** Writes everything queued now; resolves when those batches are inserted or spooled. */
+  async flush(): Promise<void> {
+    this.drain(true, true);
+    while (this.inFlight.size > 0) {
+      await Promise.allSettled([...this.inFlight]);
+      this.drain(true, false);
+    }
+  }
+
+  /** Stops the timer, refuses new hits, and writes (or spools) everything held. Idempotent. */
+  close(): Promise<WriteBufferMetrics> {
+    if (!this.closing) {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+      this.closing = (async () => {
+        // A spool that keeps failing would loop forever; give it a bounded number of rounds.
+        for (let round = 0; round < 5; round++) {
+          await this.flush();
+          if (this.queue.length === 0 && this.unsaved.length === 0) break;
+          await new Promise((r) => setTimeout(r, 100 * (round + 1)));
+        }
+        const lost = this.queue.length + this.unsaved.reduce((n, b) => n + b.records.length, 0);
+        this.m.droppedEvents += lost;
+        this.queue = [];
+        this.unsaved = [];
+        return this.metrics();
+      })();
+    }
+    return this.closing;
+  }
+
+  metrics(): WriteBufferMetrics {
+    return {
+      queueDepth: this.heldEvents(),
+      inFlightBatches: this.inFlight.size,
+      ...this.m,
+      storeAvailable: this.clock() >= this.storeDownUntil,
+    };
+  }
+
+  private heldEvents(): number {
+    return this.queue.length + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.records.length, 0);
+  }
+
+  /**
+   * Starts batch writes up to the concurrency limit. `all` also takes a final partial batch;
+   * `retryUnsaved` retries batches the spool refused (only on the timer, flush and close, so a
+   * failing spool is not hammered).
+   */
+  private drain(all: boolean, retryUnsaved: boolean): void {
+    const retries = retryUnsaved ? this.unsaved.splice(0) : [];
+    while (this.inFlight.size < this.maxConcurrent) {
+      const retry = retries.shift();
+      if (retry) {
+        this.start(retry.records.length, () => this.save(retry));
+        continue;
+      }
+      if (this.queue.length === 0 || (!all && this.queue.length < this.maxBatch)) break;
+      const hits = this.queue.splice(0, this.maxBatch);
+      this.start(hits.length, () => this.writeHits(hits));
+    }
+    // Retries beyond the concurrency limit wait for the next round.
+    if (retries.length > 0) this.unsaved.unshift(...retries);
+  }
+
+  private start(events: number, work: () => Promise<void>): void {
+    this.inFlightEvents += events;
+    const p: Promise<void> = work()
+      .catch((err: unknown) => this.options.onError?.(err, 'insert'))
+      .finally(() => {
+        this.inFlightEvents -= events;
+        this.inFlight.delete(p);
+        if (this.queue.length >= this.maxBatch) this.drain(false, false);
+      });
+    this.inFlight.add(p);
+  }
+
+  private async writeHits(hits: RawHit[]): Promise<void> {
+    let records: EventRecord[];
+    try {
+      records = [];
+      // A large batch is enriched slice by slice, one event-loop turn each, so the process
+      // (the redirector shares it) never stalls for a whole batch.
+      for (let i = 0; i < hits.length; i += ENRICH_HITS_PER_TURN) {
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        records.push(...(await this.options.enricher.enrich(hits.slice(i, i + ENRICH_HITS_PER_TURN))));
+      }
+    } catch (err) {
+      this.options.onError?.(err, 'enrich');
+      records = hits.map(bareRecord);
+    }
+    await this.save({ token: randomUUID(), records });
+  }
+
+  /** Inserts the batch, or spools it with the same token, or keeps it for a later retry. */
+  private async save(batch: SpooledBatch): Promise<void> {
+    const started = this.clock();
+    if (started >= this.storeDownUntil) {
+      try {
+        await this.insertWithTimeout(batch);
+        this.m.flushedEvents += batch.records.length;
+        this.m.flushedBatches++;
+        this.m.lastFlushLatencyMs = this.clock() - started;
+        return;
+      } catch (err) {
+        this.m.failedInserts++;
+        this.storeDownUntil = this.clock() + this.cooldownMs;
+        this.options.onError?.(err, 'insert');
+      }
+    }
+    try {
+      await this.options.spool.append(batch);
+      this.m.spooledEvents += batch.records.length;
+      this.m.spooledBatches++;
+      this.m.lastFlushLatencyMs = this.clock() - started;
+      this.options.onSpooled?.();
+    } catch (err) {
+      this.m.failedSpoolWrites++;
+      this.options.onError?.(err, 'spool');
+      this.unsaved.push(batch);
+    }
+  }
+
+  private insertWithTimeout(batch: SpooledBatch): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new InsertTimeout(this.insertTimeoutMs)), this.insertTimeoutMs);
+      this.options.store.insert(batch.records, batch.token).then(
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        (err: unknown) => {
+          clearTimeout(t);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+}

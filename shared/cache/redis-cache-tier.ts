@@ -1,0 +1,89 @@
+// Invariant: a Redis cache entry can never outlive an invalidation of its key. Each key has a
+// generation counter; a loader reads the generation together with the (missing) entry *before*
+// it reads Postgres, and its fill is written only if the generation is still the one it read.
+// Invalidation bumps the generation and deletes the entry in one script, so a fill computed from
+// a pre-commit read either lands before the delete (and is deleted) or is refused. Entries carry
+// short TTLs as the safety net for lost bus messages. Keys live under
+// `${prefix}rc:${epoch}:`; a redirector cluster starts a new epoch, so entries written before
+// its start (possibly missing invalidations published while nothing listened) are never read.
+// Lookups of one event-loop turn share one MGET.
+import type { Redis } from 'ioredis';
+import type { EntityKind } from '../../redirector/cached-entities.ts';
+import { BatchLoader } from './batch-loader.ts';
+import { RedisScript } from '../redis/redis-script.ts';
+
+/** Encoded absence (negative cache entry). */
+export const ABSENT_ENCODING = '!';
+
+const FILL = new RedisScript(`
+local gen = redis.call('GET', KEYS[2]) or '0'
+if gen == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0`);
+
+const INVALIDATE = new RedisScript(`
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[1])
+return 1`);
+
+/** Generation keys must outlive the slowest Postgres load by far. */
+const GENERATION_TTL_MS = 3_600_000;
+
+export interface RedisLookup {
+  /** The stored encoding, ABSENT_ENCODING for a cached absence, or null on a miss. */
+  value: string | null;
+  /** The key's generation when read; pass it back to fill(). */
+  generation: string;
+}
+
+export class RedisCacheTier {
+  readonly #redis: Redis;
+  readonly #base: string;
+  readonly #lookups: BatchLoader<RedisLookup>;
+
+  constructor(redis: Redis, prefix: string, epoch: string) {
+    this.#redis = redis;
+    this.#base = `${prefix}rc:${epoch}:`;
+    this.#lookups = new BatchLoader(async (entryKeys) => {
+      const generationKeys = entryKeys.map((k) => `${this.#base}gen:${k.slice(this.#base.length)}`);
+      const values = await this.#redis.mget(...entryKeys, ...generationKeys);
+      const out = new Map<string, RedisLookup>();
+      entryKeys.forEach((k, i) => out.set(k, { value: values[i] ?? null, generation: values[entryKeys.length + i] ?? '0' }));
+      return out;
+    }, 200);
+  }
+
+  entryKey(kind: EntityKind, id: string): string {
+    return `${this.#base}${kind}:${id}`;
+  }
+
+  generationKey(kind: EntityKind, id: string): string {
+    return `${this.#base}gen:${kind}:${id}`;
+  }
+
+  async lookup(kind: EntityKind, id: string): Promise<RedisLookup> {
+    return (await this.#lookups.load(this.entryKey(kind, id))) ?? { value: null, generation: '0' };
+  }
+
+  /** Writes the entry unless the key was invalidated since `generation` was read. */
+  async fill(kind: EntityKind, id: string, generation: string, encoded: string, ttlMs: number): Promise<boolean> {
+    const r = await FILL.run(this.#redis, [this.entryKey(kind, id), this.generationKey(kind, id)], [generation, encoded, Math.max(1, Math.round(ttlMs))]);
+    return r === 1;
+  }
+
+  async invalidate(kind: EntityKind, id: string): Promise<void> {
+    await INVALIDATE.run(this.#redis, [this.entryKey(kind, id), this.generationKey(kind, id)], [GENERATION_TTL_MS]);
+  }
+}
+
+/** The cache epoch a cluster uses; `bumpCacheEpoch` starts a new one (the cluster primary, once). */
+export async function bumpCacheEpoch(redis: Redis, prefix: string): Promise<string> {
+  return String(await redis.incr(`${prefix}rc:epoch`));
+}
+
+export async function currentCacheEpoch(redis: Redis, prefix: string): Promise<string> {
+  return (await redis.get(`${prefix}rc:epoch`)) ?? '0';
+}

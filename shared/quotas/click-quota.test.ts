@@ -1,0 +1,108 @@
+// Invariant: the click quota is exercised on real storage only: usage_counters in a migrated test
+// database and the counter store in memory (embedded) or on the machine's Redis (skipped when it
+// does not answer). Several ClickQuota instances sharing one store stand for several workers.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
+import { hydrateOrg, type OrgRecord } from '../../redirector/cached-entities.ts';
+import { MemoryClickCounterStore, RedisClickCounterStore, type ClickCounterStore } from './click-counter-store.ts';
+import { billingPeriodOf, ClickQuota, type UsageStore } from './click-quota.ts';
+import { seedOrg } from '../../test/support/seed.ts';
+import { addClickUsage, readClickUsage } from './usage-store.ts';
+
+let db: TestDatabase;
+let usage: UsageStore;
+const redisUrl = inject('realRedisUrl');
+const prefix = redisTestPrefix();
+let redis: Redis | null = null;
+
+beforeAll(async () => {
+  db = await createTestDatabase(inject('embeddedPgUrl'));
+  usage = { add: (d) => addClickUsage(db.sql, d), read: (o, p) => readClickUsage(db.sql, o, p) };
+  if (redisUrl) redis = new Redis(redisUrl);
+});
+
+afterAll(async () => {
+  if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
+  redis?.disconnect();
+  await db?.drop();
+});
+
+const stores: { name: string; make: () => ClickCounterStore | null }[] = [
+  { name: 'memory store', make: () => new MemoryClickCounterStore() },
+  { name: 'redis store', make: () => (redis ? new RedisClickCounterStore(redis, prefix) : null) },
+];
+
+async function admit(q: ClickQuota, org: OrgRecord): Promise<boolean> {
+  if (q.view(org, Date.now()) === undefined) await q.settle(org);
+  // As the server does: view and record in one synchronous block.
+  const v = q.viewAfterPrepare(org, Date.now());
+  if (v.allowed) q.record(org, Date.now());
+  return v.allowed;
+}
+
+const usageOf = async (orgId: string): Promise<number> => readClickUsage(db.sql, orgId, billingPeriodOf(Date.now()).periodStart);
+
+for (const { name, make } of stores) {
+  describe(name, () => {
+    it('four workers sharing the store admit exactly the FREE limit under concurrent load', async (ctx) => {
+      const store = make();
+      if (!store) return ctx.skip();
+      const orgId = await seedOrg(db.sql, 'FREE', 37);
+      const org = hydrateOrg({ id: orgId, plan: 'FREE', clicksPerMonthOverride: 37 });
+      const workers = Array.from({ length: 4 }, () => new ClickQuota({ store, usage, flushIntervalMs: 60_000 }));
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => admit(workers[i % 4]!, org)));
+      expect(results.filter(Boolean)).toHaveLength(37);
+      // Later attempts stay refused on every worker.
+      for (const w of workers) expect(await admit(w, org)).toBe(false);
+      await Promise.all(workers.map((w) => w.close()));
+      expect(await usageOf(orgId)).toBe(37);
+    });
+
+    it('an idle worker hands its unused lease back, so another worker can use the rest', async (ctx) => {
+      const store = make();
+      if (!store) return ctx.skip();
+      const orgId = await seedOrg(db.sql, 'FREE', 100);
+      const org = hydrateOrg({ id: orgId, plan: 'FREE', clicksPerMonthOverride: 100 });
+      const a = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
+      const b = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
+      expect(await admit(a, org)).toBe(true); // a leases a block, uses one click
+      await a.flush(); // active during this interval: keeps its lease
+      await a.flush(); // idle for a whole interval: returns it
+      let admitted = 0;
+      while (await admit(b, org)) admitted++;
+      expect(admitted).toBe(99);
+      await Promise.all([a.close(), b.close()]);
+      expect(await usageOf(orgId)).toBe(100);
+    });
+
+    it('paid plans are never blocked and every click is counted', async (ctx) => {
+      const store = make();
+      if (!store) return ctx.skip();
+      const orgId = await seedOrg(db.sql, 'BUSINESS', 3);
+      const org = hydrateOrg({ id: orgId, plan: 'BUSINESS', clicksPerMonthOverride: 3 });
+      const q = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
+      for (let i = 0; i < 10; i++) expect(q.view(org, Date.now())).toEqual({ allowed: true });
+      for (let i = 0; i < 10; i++) q.record(org, Date.now());
+      expect(q.pendingClicks).toBe(10);
+      await q.close();
+      expect(q.pendingClicks).toBe(0);
+      expect(await usageOf(orgId)).toBe(10);
+    });
+
+    it('a store that lost its counter is re-seeded from usage_counters', async (ctx) => {
+      const store = make();
+      if (!store) return ctx.skip();
+      const orgId = await seedOrg(db.sql, 'FREE', 10);
+      await addClickUsage(db.sql, [{ orgId, periodStart: billingPeriodOf(Date.now()).periodStart, clicks: 8 }]);
+      const org = hydrateOrg({ id: orgId, plan: 'FREE', clicksPerMonthOverride: 10 });
+      const q = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
+      const results = [];
+      for (let i = 0; i < 5; i++) results.push(await admit(q, org));
+      expect(results).toEqual([true, true, false, false, false]);
+      const exhausted = q.view(org, Date.now());
+      expect(exhausted).toMatchObject({ allowed: false, currentClicks: 10, clicksLimit: 10, plan: 'FREE' });
+      await q.close();
+    });
+  });
+}
