@@ -2,6 +2,8 @@
 // requests (and that the tests hold responses to), plus the error catalog; nothing in it is
 // written by hand twice.
 import { z } from 'zod';
+import { analyticsEventSchema } from '../shared/analytics/events/analytics-event.ts';
+import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
 import { ERROR_CATALOG, ERROR_CODES } from '../shared/errors/error-catalog.ts';
 import { saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response-schema.ts';
@@ -37,6 +39,8 @@ export function buildOpenApiDocument(serverUrl: string): object {
         BulkSaveResponse: json(bulkSaveResponseSchema),
         ListResponse: json(listResponseSchema),
         ErrorEnvelope: json(errorEnvelopeSchema),
+        AnalyticsEvent: json(analyticsEventSchema),
+        AnalyticsEventPage: json(eventPageSchema),
       },
     },
     'x-error-codes': Object.fromEntries(ERROR_CODES.map((c) => [c, ERROR_CATALOG[c]])),
@@ -76,14 +80,23 @@ export function buildOpenApiDocument(serverUrl: string): object {
         get: {
           summary: 'Browse (from/to) or sync (since, afterEventId) analytics events.',
           security,
-          responses: { '200': { description: 'Success' }, ...errorResponses(['VE001', ...COMMON]) },
+          responses: { ...ok('#/components/schemas/AnalyticsEventPage'), ...errorResponses(['VE001', ...COMMON]) },
         },
       },
       '/link/external/v1/analytics/events/export': {
         get: {
           summary: 'Stream events as NDJSON (format=json, default) or CSV (format=csv). BUSINESS and ENTERPRISE.',
           security,
-          responses: { '200': { description: 'A file' }, ...errorResponses(['VE001', 'FE001', ...COMMON]) },
+          responses: {
+            '200': {
+              description: 'The export file: one AnalyticsEvent per line (NDJSON), or a header row and one record per event (CSV).',
+              content: {
+                'application/x-ndjson': { schema: { type: 'string', description: 'One AnalyticsEvent object per line.' }, 'x-item-schema': { $ref: '#/components/schemas/AnalyticsEvent' } },
+                'text/csv': { schema: { type: 'string' } },
+              },
+            },
+            ...errorResponses(['VE001', 'FE001', ...COMMON]),
+          },
         },
       },
     },

@@ -17,11 +17,13 @@ import { v7 as uuidv7 } from 'uuid';
 import type { EventRecord } from '../shared/analytics/events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportFormat, SyncRequest } from '../shared/analytics/reads/analytics-params.ts';
 import { AnalyticsStore, filterFlags, filterParams } from '../shared/analytics/store/analytics-store.ts';
-import { browseSql, EVENTS_TABLE, exportSql, INSERT_COLUMNS, insertSettings, syncSql, toInsertRow } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
+import { browseSql, exportSql, INSERT_COLUMNS, insertSettings, syncSql, toInsertRow } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
+import { EVENTS_TABLE } from '../shared/analytics/clickhouse/events-table.ts';
 import type { QueryParams } from '../shared/analytics/clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../shared/analytics/enrichment/enrich-hit.ts';
 import { localDayRangeMicros } from '../shared/analytics/reads/local-day-range.ts';
-import type { ClickSource, EventType, RawHit } from '../shared/analytics/events/raw-hit.ts';
+import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
+import type { RawHit } from '../shared/analytics/events/raw-hit.ts';
 import { EventWriteBuffer } from '../shared/analytics/write-path/event-write-buffer.ts';
 import type { EventSpool, SpooledBatch, SpoolEntry } from '../shared/analytics/write-path/event-spool.ts';
 

@@ -1,10 +1,21 @@
-// Invariant: regenerates the README's generated sections from their single sources (the error
-// catalog); running it twice changes nothing.
+// Invariant: regenerates every generated document from its single source: the README's error
+// table from the error catalog, and deploy/clickhouse-cluster.sql from the event schema. Running
+// it twice changes nothing; tests fail while a generated file is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { clusterDdl } from '../shared/analytics/clickhouse/events-table.ts';
 import { withErrorTable } from '../shared/errors/error-table-markdown.ts';
 
-const path = new URL('../README.md', import.meta.url);
-const before = readFileSync(path, 'utf8');
-const after = withErrorTable(before);
-if (after !== before) writeFileSync(path, after);
-process.stdout.write(after === before ? 'README.md up to date\n' : 'README.md error table regenerated\n');
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const GENERATED: readonly { path: URL; render: (before: string) => string }[] = [
+  { path: new URL('../README.md', import.meta.url), render: withErrorTable },
+  { path: new URL('../deploy/clickhouse-cluster.sql', import.meta.url), render: () => clusterDdl() },
+];
+
+for (const { path, render } of GENERATED) {
+  const before = readFileSync(path, 'utf8');
+  const after = render(before);
+  if (after !== before) writeFileSync(path, after);
+  process.stdout.write(`${relative(ROOT, fileURLToPath(path))}: ${after === before ? 'up to date' : 'regenerated'}\n`);
+}

@@ -1,8 +1,8 @@
-// The cluster DDL in deploy/ restates the events table's columns by hand; this keeps the two
-// from drifting apart.
+// deploy/clickhouse-cluster.sql is generated from the event schema by `npm run docs`; this fails
+// when the committed file is stale.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CREATE_EVENTS_TABLE } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
+import { clusterDdl, CREATE_EVENTS_TABLE } from '../shared/analytics/clickhouse/events-table.ts';
 
 const columnsAndIndexes = (ddl: string): string[] => {
   const body = ddl.slice(ddl.indexOf('(') + 1, ddl.indexOf('\n)'));
@@ -10,8 +10,12 @@ const columnsAndIndexes = (ddl: string): string[] => {
 };
 
 describe('deploy/clickhouse-cluster.sql', () => {
+  it('is the generated cluster DDL (run `npm run docs` after changing the event schema)', () => {
+    expect(readFileSync(new URL('./clickhouse-cluster.sql', import.meta.url), 'utf8')).toBe(clusterDdl());
+  });
+
   it('declares exactly the columns and indexes of the single-node events table', () => {
-    const cluster = readFileSync(new URL('./clickhouse-cluster.sql', import.meta.url), 'utf8');
+    const cluster = clusterDdl();
     const local = cluster.slice(cluster.indexOf('CREATE TABLE IF NOT EXISTS analytics_events_local'));
     expect(columnsAndIndexes(CREATE_EVENTS_TABLE).length).toBeGreaterThan(25);
     expect(columnsAndIndexes(local)).toEqual(columnsAndIndexes(CREATE_EVENTS_TABLE));

@@ -4,7 +4,7 @@
 // another organisation's code) → 404 EN001; archived → 410 EN002; QR image; preview crawler →
 // OG page; FREE quota exhausted → 402 QE002; deep link for the visitor's platform; cloak frame
 // (unless the destination refuses framing); plain 302.
-import type { ClickSource, EventType } from '../shared/analytics/events/raw-hit.ts';
+import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
 import type { AppError } from '../shared/errors/app-error.ts';
 import { clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
 import { suggestLimitUpgrade } from '../shared/orgs/plans.ts';

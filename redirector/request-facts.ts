@@ -1,7 +1,7 @@
 // Invariant: RequestFacts are plain strings copied out of the request before any await; nothing
 // here refers to uWS objects, so the decision can be computed (and tested) without a server.
 // The click source is a function of these facts alone, following DECISIONS.md § Redirect.
-import type { ClickSource } from '../shared/analytics/events/raw-hit.ts';
+import type { ClickSource } from '../shared/analytics/events/event-schema.ts';
 import { negotiate } from './content-negotiation.ts';
 
 export interface RequestFacts {

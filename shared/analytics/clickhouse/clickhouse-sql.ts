@@ -1,95 +1,32 @@
-// Invariant: this is the only file that spells ClickHouse SQL for analytics. Every statement is a
-// fixed text assembled from constant fragments; every value travels as a `{name:Type}` parameter,
-// never inside the text. The same statements run on chDB (embedded) and on a ClickHouse server.
-//
-// Table design:
-// - ReplacingMergeTree ordered by (org_id, created_at, event_id): browse and export are range
-//   reads of one organisation in click-time order, read in sort order without a full sort.
-//   One event has one (org_id, created_at, event_id), so a retried batch collapses into one row.
-// - Every read says FINAL, so a duplicate is invisible even before a merge has collapsed it, and
-//   `insert_deduplication_token` (one token per batch, reused by every retry) drops a repeated
-//   batch at insert time. Either alone would do; both are kept. (Sync first picks candidate keys
-//   without FINAL, to narrow what FINAL reads; the rows it returns still come out of FINAL, and
-//   are those of plain FINAL over its window: see syncSql.)
-// - ingested_at is stamped by the database (DEFAULT now64(6), one value per insert) and is the
-//   sync order. The version column keep_rank decreases as ingested_at grows, so FINAL keeps the
-//   FIRST-ingested copy of an event: a late duplicate can never reappear after a sync consumer's
-//   position (WHERE is applied after FINAL; the filter on ingested_at is not a sort-key column).
-// - PARTITION BY month of created_at: copies of one event always share a partition.
-// - Exports are printed by the engine (exportLinesSql): one finished NDJSON line or CSV record per
-//   event, so JS only passes text through.
-import { ANALYTICS_EVENT_FIELDS, ANALYTICS_SCHEMA_VERSION, type EventRecord } from '../events/analytics-event.ts';
+// Invariant: this is the only file that spells ClickHouse SQL for analytics reads and writes
+// (the table's DDL is events-table.ts). Every statement is a fixed text assembled from constant
+// fragments, and every column list, insert row and printed field is derived from the event schema
+// (EVENT_FIELDS); every value travels as a `{name:Type}` parameter, never inside the text. The
+// same statements run on chDB (embedded) and on a ClickHouse server. Sync first picks candidate
+// keys without FINAL, to narrow what FINAL reads; the rows it returns still come out of FINAL,
+// and are those of plain FINAL over its window: see syncSql. Exports are printed by the engine
+// (exportLinesSql): one finished NDJSON line or CSV record per event, so JS only passes text
+// through.
+import type { EventRecord } from '../events/analytics-event.ts';
+import {
+  ANALYTICS_SCHEMA_VERSION,
+  EVENT_FIELD_NAMES,
+  EVENT_FIELDS,
+  EVENT_OBJECT_FIELDS,
+  isInstantField,
+  recordKey,
+  type EventFieldName,
+  type ExportEncoding,
+} from '../events/event-schema.ts';
+import { EVENTS_TABLE } from './events-table.ts';
 
-export const EVENTS_TABLE = 'analytics_events';
-
-/** Insert-block dedup memory: the last N batch tokens per table (full 5000-event batches → 500M events). */
-export const DEDUPLICATION_WINDOW = 100_000;
-
-export const CREATE_EVENTS_TABLE = `
-CREATE TABLE IF NOT EXISTS ${EVENTS_TABLE} (
-  org_id String,
-  event_id UUID,
-  created_at DateTime64(6, 'UTC'),
-  ingested_at DateTime64(6, 'UTC') DEFAULT now64(6),
-  schema_version UInt8 DEFAULT 1,
-  short_code String,
-  short_url_id String,
-  event_type LowCardinality(String),
-  click_source LowCardinality(String),
-  referrer Nullable(String),
-  referrer_domain LowCardinality(Nullable(String)),
-  country LowCardinality(Nullable(String)),
-  country_code LowCardinality(Nullable(String)),
-  city LowCardinality(Nullable(String)),
-  region LowCardinality(Nullable(String)),
-  browser_name LowCardinality(Nullable(String)),
-  browser_version LowCardinality(Nullable(String)),
-  os_name LowCardinality(Nullable(String)),
-  os_version LowCardinality(Nullable(String)),
-  device_type LowCardinality(Nullable(String)),
-  device_brand LowCardinality(Nullable(String)),
-  device_model LowCardinality(Nullable(String)),
-  utm_source Nullable(String),
-  utm_medium LowCardinality(Nullable(String)),
-  utm_campaign Nullable(String),
-  keep_rank UInt64 MATERIALIZED 18446744073709551615 - toUInt64(toUnixTimestamp64Micro(ingested_at)),
-  INDEX ingested_at_minmax ingested_at TYPE minmax GRANULARITY 1,
-  INDEX short_code_bloom short_code TYPE bloom_filter GRANULARITY 4
-)
-ENGINE = ReplacingMergeTree(keep_rank)
-PARTITION BY toYYYYMM(created_at)
-ORDER BY (org_id, created_at, event_id)
-SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
+/** Fields the writer inserts (everything but constants and server stamps), in table order. */
+const INSERTED = EVENT_FIELD_NAMES.filter((k) => EVENT_FIELDS[k].origin !== 'constant' && EVENT_FIELDS[k].origin !== 'server');
 
 /** Insert: rows of these columns (toInsertValues, positional); ingested_at is left to the server. */
-export const INSERT_COLUMNS = [
-  'org_id',
-  'event_id',
-  'created_at',
-  'short_code',
-  'short_url_id',
-  'event_type',
-  'click_source',
-  'referrer',
-  'referrer_domain',
-  'country',
-  'country_code',
-  'city',
-  'region',
-  'browser_name',
-  'browser_version',
-  'os_name',
-  'os_version',
-  'device_type',
-  'device_brand',
-  'device_model',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-] as const;
+export const INSERT_COLUMNS: readonly string[] = INSERTED.map((k) => EVENT_FIELDS[k].column);
 
-export type InsertColumn = (typeof INSERT_COLUMNS)[number];
-export type InsertRow = Record<InsertColumn, string | null>;
+export type InsertRow = Record<string, string | null>;
 
 /**
  * Settings every analytics insert carries: the batch's dedup token, and a synchronous insert
@@ -127,62 +64,24 @@ export function microsTextToDateTime64(micros: string): string {
   return `${lastSecondText}.${micros.slice(-6)}`;
 }
 
+/** How each inserted field is read off a record and written for JSONCompactEachRow. */
+const INSERT_ENCODERS: readonly ((r: Readonly<Record<string, unknown>>) => string | null)[] = INSERTED.map((k) => {
+  const key = recordKey(k);
+  return isInstantField(k) ? (r) => microsTextToDateTime64(String(r[key])) : (r) => (r[key] ?? null) as string | null;
+});
+
 /** One row's values in INSERT_COLUMNS order (JSONCompactEachRow). */
 export function toInsertValues(r: EventRecord): (string | null)[] {
-  return [
-    r.orgId,
-    r.eventId,
-    microsTextToDateTime64(r.createdAtMicros),
-    r.shortCode,
-    r.shortUrlId,
-    r.eventType,
-    r.clickSource,
-    r.referrer,
-    r.referrerDomain,
-    r.country,
-    r.countryCode,
-    r.city,
-    r.region,
-    r.browserName,
-    r.browserVersion,
-    r.osName,
-    r.osVersion,
-    r.deviceType,
-    r.deviceBrand,
-    r.deviceModel,
-    r.utmSource,
-    r.utmMedium,
-    r.utmCampaign,
-  ];
+  const stored = r as unknown as Readonly<Record<string, unknown>>;
+  const out = new Array<string | null>(INSERT_ENCODERS.length);
+  for (let i = 0; i < INSERT_ENCODERS.length; i++) out[i] = (INSERT_ENCODERS[i] as (typeof INSERT_ENCODERS)[number])(stored);
+  return out;
 }
 
 /** The same row keyed by column (JSONEachRow). */
 export function toInsertRow(r: EventRecord): InsertRow {
-  return {
-    org_id: r.orgId,
-    event_id: r.eventId,
-    created_at: microsTextToDateTime64(r.createdAtMicros),
-    short_code: r.shortCode,
-    short_url_id: r.shortUrlId,
-    event_type: r.eventType,
-    click_source: r.clickSource,
-    referrer: r.referrer,
-    referrer_domain: r.referrerDomain,
-    country: r.country,
-    country_code: r.countryCode,
-    city: r.city,
-    region: r.region,
-    browser_name: r.browserName,
-    browser_version: r.browserVersion,
-    os_name: r.osName,
-    os_version: r.osVersion,
-    device_type: r.deviceType,
-    device_brand: r.deviceBrand,
-    device_model: r.deviceModel,
-    utm_source: r.utmSource,
-    utm_medium: r.utmMedium,
-    utm_campaign: r.utmCampaign,
-  };
+  const values = toInsertValues(r);
+  return Object.fromEntries(INSERT_COLUMNS.map((c, i) => [c, values[i] ?? null]));
 }
 
 /** What every read returns per row: an EventRecord plus its sync position. */
@@ -190,31 +89,16 @@ export interface StoredEventRow extends EventRecord {
   ingestedAtMicros: string;
 }
 
-const SELECT_EVENT = `
-  org_id AS orgId,
-  toString(event_id) AS eventId,
-  toString(toUnixTimestamp64Micro(created_at)) AS createdAtMicros,
-  short_code AS shortCode,
-  short_url_id AS shortUrlId,
-  event_type AS eventType,
-  click_source AS clickSource,
-  referrer,
-  referrer_domain AS referrerDomain,
-  country,
-  country_code AS countryCode,
-  city,
-  region,
-  browser_name AS browserName,
-  browser_version AS browserVersion,
-  os_name AS osName,
-  os_version AS osVersion,
-  device_type AS deviceType,
-  device_brand AS deviceBrand,
-  device_model AS deviceModel,
-  utm_source AS utmSource,
-  utm_medium AS utmMedium,
-  utm_campaign AS utmCampaign,
-  toString(toUnixTimestamp64Micro(ingested_at)) AS ingestedAtMicros`;
+/** The read expression of a field, aliased to its record key (instants as microseconds text). */
+function readColumn(k: EventFieldName): string {
+  const { column, clickhouse } = EVENT_FIELDS[k];
+  const key = recordKey(k);
+  if (isInstantField(k)) return `toString(toUnixTimestamp64Micro(${column})) AS ${key}`;
+  if (clickhouse === 'UUID') return `toString(${column}) AS ${key}`;
+  return column === key ? column : `${column} AS ${key}`;
+}
+
+const SELECT_EVENT = [...INSERTED, 'ingestedAt' as const].map((k) => `\n  ${readColumn(k)}`).join(',');
 
 /** Output settings every read carries, so both engines print the same JSON. */
 const READ_SETTINGS = `
@@ -322,47 +206,36 @@ export function exportSql(f: FilterFlags): string {
 /** Output format to read exportLinesSql in: the `line` values back to back, unescaped. */
 export const EXPORT_LINES_FORMAT = 'RawBLOB';
 
-/** Microseconds within the second of created_at (click times are never before 1970). */
-const CREATED_MICROS_PART = 'toUnixTimestamp64Micro(created_at) % 1000000';
+/** Java's Instant.toString() (formatMicros): the fraction in groups of three digits, none when zero. */
+function instantTextSql(column: string): string {
+  // Microseconds within the second (click times are never before 1970).
+  const micros = `toUnixTimestamp64Micro(${column}) % 1000000`;
+  return `concat(formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S', 'UTC'), multiIf(
+      ${micros} = 0, '',
+      ${micros} % 1000 = 0, concat('.', leftPad(toString(intDiv(${micros}, 1000)), 3, '0')),
+      concat('.', leftPad(toString(${micros}), 6, '0'))), 'Z')`;
+}
 
-/** Each field of the export, as SQL over the stored row: `plain` text never needs CSV quoting. */
-type ExportFieldKind = 'plain' | 'string' | 'nullable' | 'number';
-const EXPORT_FIELD_SQL: Readonly<Record<(typeof ANALYTICS_EVENT_FIELDS)[number], { sql: string; kind: ExportFieldKind }>> = {
-  eventId: { sql: 'toString(event_id)', kind: 'plain' },
-  schemaVersion: { sql: `toUInt8(${ANALYTICS_SCHEMA_VERSION})`, kind: 'number' },
-  // Java's Instant.toString() (formatMicros): the fraction in groups of three digits, none when zero.
-  createdAt: {
-    sql: `concat(formatDateTime(created_at, '%Y-%m-%dT%H:%i:%S', 'UTC'), multiIf(
-      ${CREATED_MICROS_PART} = 0, '',
-      ${CREATED_MICROS_PART} % 1000 = 0, concat('.', leftPad(toString(intDiv(${CREATED_MICROS_PART}, 1000)), 3, '0')),
-      concat('.', leftPad(toString(${CREATED_MICROS_PART}), 6, '0'))), 'Z')`,
-    kind: 'plain',
-  },
-  shortCode: { sql: 'short_code', kind: 'string' },
-  shortUrlId: { sql: 'short_url_id', kind: 'string' },
-  eventType: { sql: 'toString(event_type)', kind: 'string' },
-  clickSource: { sql: 'toString(click_source)', kind: 'string' },
-  referrer: { sql: 'referrer', kind: 'nullable' },
-  referrerDomain: { sql: 'referrer_domain', kind: 'nullable' },
-  country: { sql: 'country', kind: 'nullable' },
-  countryCode: { sql: 'country_code', kind: 'nullable' },
-  city: { sql: 'city', kind: 'nullable' },
-  region: { sql: 'region', kind: 'nullable' },
-  browserName: { sql: 'browser_name', kind: 'nullable' },
-  browserVersion: { sql: 'browser_version', kind: 'nullable' },
-  osName: { sql: 'os_name', kind: 'nullable' },
-  osVersion: { sql: 'os_version', kind: 'nullable' },
-  deviceType: { sql: 'device_type', kind: 'nullable' },
-  deviceBrand: { sql: 'device_brand', kind: 'nullable' },
-  deviceModel: { sql: 'device_model', kind: 'nullable' },
-  utmSource: { sql: 'utm_source', kind: 'nullable' },
-  utmMedium: { sql: 'utm_medium', kind: 'nullable' },
-  utmCampaign: { sql: 'utm_campaign', kind: 'nullable' },
-};
+/** Each field of the export as SQL over the stored row, printed per its export encoding. */
+function exportFieldSql(k: (typeof EVENT_OBJECT_FIELDS)[number]): { sql: string; encoding: ExportEncoding } {
+  const { column, clickhouse, origin } = EVENT_FIELDS[k];
+  const encoding = EVENT_FIELDS[k].export;
+  if (origin === 'constant') return { sql: `toUInt8(${ANALYTICS_SCHEMA_VERSION})`, encoding };
+  switch (encoding) {
+    case 'uuid':
+      return { sql: `toString(${column})`, encoding };
+    case 'instant':
+      return { sql: instantTextSql(column), encoding };
+    case 'text':
+      return { sql: clickhouse.startsWith('LowCardinality') ? `toString(${column})` : column, encoding };
+    default:
+      return { sql: column, encoding };
+  }
+}
 
 /** A CSV field (RFC 4180): quoted, inner quotes doubled, only when it holds a comma, quote, CR or LF. */
-function csvFieldSql(sql: string, kind: ExportFieldKind): string {
-  if (kind === 'number' || kind === 'plain') return `toString(${sql})`;
+function csvFieldSql(sql: string, kind: ExportEncoding): string {
+  if (kind === 'number' || kind === 'uuid' || kind === 'instant') return `toString(${sql})`;
   // Invalid UTF-8 (never written by this store) is replaced as the JSON reads replace it.
   const text = `toValidUTF8(toString(${kind === 'nullable' ? `assumeNotNull(${sql})` : sql}))`;
   const quoted = `if(match(${text}, '[",\\r\\n]'), concat('"', replaceAll(${text}, '"', '""'), '"'), ${text})`;
@@ -377,11 +250,11 @@ function csvFieldSql(sql: string, kind: ExportFieldKind): string {
  * Params as exportSql.
  */
 export function exportLinesSql(f: FilterFlags, format: 'json' | 'csv'): string {
-  const fields = ANALYTICS_EVENT_FIELDS.map((name) => ({ name, ...EXPORT_FIELD_SQL[name] }));
+  const fields = EVENT_OBJECT_FIELDS.map((name) => ({ name, ...exportFieldSql(name) }));
   const line =
     format === 'json'
       ? `formatRow('JSONEachRow', ${fields.map((x) => `${x.sql} AS ${x.name}`).join(', ')})`
-      : `concat(${fields.map((x) => csvFieldSql(x.sql, x.kind)).join(", ',', ")}, '\\r\\n')`;
+      : `concat(${fields.map((x) => csvFieldSql(x.sql, x.encoding)).join(", ',', ")}, '\\r\\n')`;
   return `SELECT ${line} AS line${EXPORT_FROM(f)}`;
 }
 

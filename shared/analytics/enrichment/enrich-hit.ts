@@ -2,8 +2,8 @@
 // path, and never fails a hit: an unparseable referrer, User-Agent or IP yields null fields, not
 // an error. The raw facts of the hit (ids, time, code, source, referrer, UTM) pass through
 // unchanged; the client IP itself is never stored.
-import type { EventRecord } from '../events/analytics-event.ts';
-import { GeoLocator, type GeoLocatorOptions } from './geo-locator.ts';
+import { buildEventRecord, type EventRecord } from '../events/analytics-event.ts';
+import { GeoLocator, NO_GEO, type GeoLocatorOptions } from './geo-locator.ts';
 import type { RawHit } from '../events/raw-hit.ts';
 import { UserAgentCache } from './user-agent-details.ts';
 
@@ -36,16 +36,8 @@ export class HitEnricher {
     const geos = await this.geo.lookupAll(hits.map((h) => h.ip));
     return hits.map((hit, i) => {
       const ua = this.userAgents.get(hit.userAgent);
-      const geo = geos[i] ?? { country: null, countryCode: null, city: null, region: null };
-      return {
-        orgId: hit.orgId,
-        eventId: hit.eventId,
-        createdAtMicros: hit.createdAtMicros,
-        shortCode: hit.shortCode,
-        shortUrlId: hit.shortUrlId,
-        eventType: hit.eventType,
-        clickSource: hit.clickSource,
-        referrer: hit.referrer,
+      const geo = geos[i] ?? NO_GEO;
+      return buildEventRecord(hit, {
         referrerDomain: referrerDomain(hit.referrer),
         country: geo.country,
         countryCode: geo.countryCode,
@@ -58,10 +50,7 @@ export class HitEnricher {
         deviceType: ua.deviceType,
         deviceBrand: ua.deviceBrand,
         deviceModel: ua.deviceModel,
-        utmSource: hit.utmSource,
-        utmMedium: hit.utmMedium,
-        utmCampaign: hit.utmCampaign,
-      };
+      });
     });
   }
 }

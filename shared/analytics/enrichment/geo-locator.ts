@@ -37,7 +37,7 @@ export interface GeoLocatorOptions {
   cacheEntries?: number;
 }
 
-const NO_GEO: Geo = Object.freeze({ country: null, countryCode: null, city: null, region: null });
+export const NO_GEO: Geo = Object.freeze({ country: null, countryCode: null, city: null, region: null });
 
 const nonEmpty = (v: string | undefined): string | null => (v === undefined || v.trim() === '' ? null : v);
 

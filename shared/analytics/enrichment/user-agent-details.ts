@@ -5,7 +5,7 @@
 // bots, unknown clients) is null. Parses are cached by UA string (a parse costs ≈16 µs).
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
-import type { DeviceType } from '../events/analytics-event.ts';
+import type { DeviceType } from '../events/event-schema.ts';
 
 export interface UserAgentDetails {
   browserName: string | null;

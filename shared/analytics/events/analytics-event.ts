@@ -1,132 +1,67 @@
-// Invariant: an AnalyticsEvent is the spec's "Analytics event object": exactly its fields, in the
-// spec's table order (ANALYTICS_EVENT_FIELDS, which also fixes the CSV columns and the NDJSON key
-// order), with null kept as null. An EventRecord is the same event as the writer stores it: the
-// organisation it belongs to and the click time as exact microseconds. The sync position
-// (ingestedAt) is stamped by the database when the record's batch is inserted, never by the writer.
+// Invariant: the event's shapes are derived from EVENT_FIELDS, never written out. An
+// AnalyticsEvent is the spec's event object: exactly its members, in table order, null kept as
+// null. An EventRecord is one event as the writer stores and spools it: the organisation, the
+// hit's facts and the enrichment, instants as exact microseconds (decimal text, JSON-safe). The
+// sync position (ingestedAt) is stamped by the database at insert, never by the writer.
+import { z } from 'zod';
 import { formatMicros } from '../../time/instant.ts';
-import type { ClickSource, EventType } from './raw-hit.ts';
+import {
+  ANALYTICS_SCHEMA_VERSION,
+  ENRICHED_FIELDS,
+  EVENT_FIELDS,
+  EVENT_OBJECT_FIELDS,
+  HIT_FIELDS,
+  isInstantField,
+  recordKey,
+  type EnrichedField,
+  type EventFieldName,
+  type EventFields,
+  type EventObjectField,
+  type HitField,
+  type InstantField,
+  type RecordKey,
+} from './event-schema.ts';
 
-/** Version of the event object's shape; bump when a field changes meaning. */
-export const ANALYTICS_SCHEMA_VERSION = 1;
+type ValueOf<K extends EventFieldName> = K extends InstantField ? string : z.infer<EventFields[K]['schema']>;
 
-export type DeviceType = 'MOBILE' | 'DESKTOP' | 'TABLET';
-
-/** Field order is fixed by ANALYTICS_EVENT_FIELDS below, not by this declaration. */
-export interface AnalyticsEvent extends EnrichedFields {
-  eventId: string;
-  schemaVersion: number;
-  /** ISO instant, microseconds, printed like Java's Instant.toString(). */
-  createdAt: string;
-  shortCode: string;
-  shortUrlId: string;
-  eventType: EventType;
-  clickSource: ClickSource;
-  referrer: string | null;
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
-}
-
-/** The spec's table order. */
-export const ANALYTICS_EVENT_FIELDS = [
-  'eventId',
-  'schemaVersion',
-  'createdAt',
-  'shortCode',
-  'shortUrlId',
-  'eventType',
-  'clickSource',
-  'referrer',
-  'referrerDomain',
-  'country',
-  'countryCode',
-  'city',
-  'region',
-  'browserName',
-  'browserVersion',
-  'osName',
-  'osVersion',
-  'deviceType',
-  'deviceBrand',
-  'deviceModel',
-  'utmSource',
-  'utmMedium',
-  'utmCampaign',
-] as const satisfies readonly (keyof AnalyticsEvent)[];
+/** The raw facts of a hit that are stored as they are (organisation, ids, time, code, source, referrer, UTM). */
+export type HitFacts = { [K in HitField as RecordKey<K>]: ValueOf<K> };
 
 /** Fields the enrichment step computes from a RawHit. */
-export interface EnrichedFields {
-  referrerDomain: string | null;
-  country: string | null;
-  countryCode: string | null;
-  city: string | null;
-  region: string | null;
-  browserName: string | null;
-  browserVersion: string | null;
-  osName: string | null;
-  osVersion: string | null;
-  deviceType: DeviceType | null;
-  deviceBrand: string | null;
-  deviceModel: string | null;
-}
+export type EnrichedFields = { [K in EnrichedField]: ValueOf<K> };
+
+/** One event as written to the store (and to the spool). */
+export type EventRecord = HitFacts & EnrichedFields;
+
+type EventObjectShape = { [K in EventObjectField]: EventFields[K]['schema'] };
+
+/** The spec's "Analytics event object" (also its OpenAPI schema). */
+export const analyticsEventSchema = z.strictObject(Object.fromEntries(EVENT_OBJECT_FIELDS.map((k) => [k, EVENT_FIELDS[k].schema])) as EventObjectShape);
+
+export type AnalyticsEvent = z.infer<typeof analyticsEventSchema>;
 
 /** Enrichment that found nothing (or could not run): every enriched field null. */
-export const NO_ENRICHMENT: Readonly<EnrichedFields> = Object.freeze({
-  referrerDomain: null,
-  country: null,
-  countryCode: null,
-  city: null,
-  region: null,
-  browserName: null,
-  browserVersion: null,
-  osName: null,
-  osVersion: null,
-  deviceType: null,
-  deviceBrand: null,
-  deviceModel: null,
-});
+export const NO_ENRICHMENT: Readonly<EnrichedFields> = Object.freeze(Object.fromEntries(ENRICHED_FIELDS.map((k) => [k, null])) as EnrichedFields);
 
-/** One event as written to the store (and to the spool): JSON-safe, no floating timestamps. */
-export interface EventRecord extends EnrichedFields {
-  orgId: string;
-  eventId: string;
-  /** Microseconds since the epoch, decimal string. */
-  createdAtMicros: string;
-  shortCode: string;
-  shortUrlId: string;
-  eventType: EventType;
-  clickSource: ClickSource;
-  referrer: string | null;
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
+const HIT_KEYS = HIT_FIELDS.map(recordKey);
+
+/** The stored record of a hit: its raw facts as they are, then the enrichment. */
+export function buildEventRecord(hit: HitFacts, enrichment: EnrichedFields): EventRecord {
+  const facts = hit as unknown as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const k of HIT_KEYS) out[k] = facts[k];
+  for (const k of ENRICHED_FIELDS) out[k] = enrichment[k];
+  return out as EventRecord;
 }
 
 /** Builds the API object from a stored record. */
 export function toAnalyticsEvent(r: EventRecord): AnalyticsEvent {
-  return {
-    eventId: r.eventId,
-    schemaVersion: ANALYTICS_SCHEMA_VERSION,
-    createdAt: formatMicros(BigInt(r.createdAtMicros)),
-    shortCode: r.shortCode,
-    shortUrlId: r.shortUrlId,
-    eventType: r.eventType,
-    clickSource: r.clickSource,
-    referrer: r.referrer,
-    referrerDomain: r.referrerDomain,
-    country: r.country,
-    countryCode: r.countryCode,
-    city: r.city,
-    region: r.region,
-    browserName: r.browserName,
-    browserVersion: r.browserVersion,
-    osName: r.osName,
-    osVersion: r.osVersion,
-    deviceType: r.deviceType,
-    deviceBrand: r.deviceBrand,
-    deviceModel: r.deviceModel,
-    utmSource: r.utmSource,
-    utmMedium: r.utmMedium,
-    utmCampaign: r.utmCampaign,
-  };
+  const stored = r as unknown as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const k of EVENT_OBJECT_FIELDS) {
+    if (EVENT_FIELDS[k].origin === 'constant') out[k] = ANALYTICS_SCHEMA_VERSION;
+    else if (isInstantField(k)) out[k] = formatMicros(BigInt(String(stored[recordKey(k)])));
+    else out[k] = stored[k];
+  }
+  return out as AnalyticsEvent;
 }

@@ -14,7 +14,7 @@ import { validationFailed } from '../../errors/domain-errors.ts';
 import { parseInstantMicros } from '../../time/instant.ts';
 import { decodeBrowseCursor, isUuid, type BrowsePosition } from './browse-cursor.ts';
 import { inclusiveDayCount, parseCalendarDate } from './local-day-range.ts';
-import { CLICK_SOURCES, EVENT_TYPES, type ClickSource, type EventType } from '../events/raw-hit.ts';
+import { CLICK_SOURCES, EVENT_TYPES, type ClickSource, type EventType } from '../events/event-schema.ts';
 
 export const DEFAULT_EVENTS_LIMIT = 100;
 export const MAX_EVENTS_LIMIT = 5000;

@@ -6,7 +6,7 @@
 // CSV (RFC 4180) is a header row of the field names in the spec's table order, then one record
 // per event; CRLF line ends; a field is quoted, with inner quotes doubled, only when it contains
 // a comma, a quote, CR or LF; null is an empty field.
-import { ANALYTICS_EVENT_FIELDS } from '../events/analytics-event.ts';
+import { EVENT_OBJECT_FIELDS } from '../events/event-schema.ts';
 import type { ExportFormat } from './analytics-params.ts';
 
 /** Characters per yielded piece (cut at the next line end): steady backpressure, cheap to send. */
@@ -20,7 +20,7 @@ export function exportFileName(from: string, to: string, format: ExportFormat): 
   return `analytics-events-${from}-to-${to}.${format === 'csv' ? 'csv' : 'ndjson'}`;
 }
 
-export const CSV_HEADER = `${ANALYTICS_EVENT_FIELDS.join(',')}\r\n`;
+export const CSV_HEADER = `${EVENT_OBJECT_FIELDS.join(',')}\r\n`;
 
 /** A `\u` escape JSON.stringify would not write: upper-case hex (\u001B), or U+2028/U+2029. */
 const FOREIGN_ESCAPE = /\\u(?:00[01][A-F]|202[89])/;

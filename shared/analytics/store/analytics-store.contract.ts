@@ -3,11 +3,13 @@
 // out. Each test writes under its own organisation id, so tests share one table safely.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANALYTICS_EVENT_FIELDS, type AnalyticsEvent } from '../events/analytics-event.ts';
+import type { AnalyticsEvent } from '../events/analytics-event.ts';
+import { EVENT_OBJECT_FIELDS } from '../events/event-schema.ts';
 import { CHROME_WINDOWS_UA, eventRecord, eventRecords, IPHONE_UA, isoMicros, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
-import { AnalyticsStore, type EventPage } from './analytics-store.ts';
-import { EVENTS_TABLE } from '../clickhouse/clickhouse-sql.ts';
+import type { EventPage } from '../reads/event-page.ts';
+import { AnalyticsStore } from './analytics-store.ts';
+import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport } from '../clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -120,7 +122,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(page.nextCursor).toEqual(expect.any(String));
       expect(page.data).toHaveLength(1);
       const event = page.data[0];
-      expect(Object.keys(event ?? {})).toEqual([...ANALYTICS_EVENT_FIELDS]);
+      expect(Object.keys(event ?? {})).toEqual([...EVENT_OBJECT_FIELDS]);
       expect(event).toEqual({
         eventId: hit.eventId,
         schemaVersion: 1,
@@ -347,7 +349,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(lines).toHaveLength(30);
       const events = lines.map((l) => JSON.parse(l) as AnalyticsEvent);
       expect(events.map((e) => e.eventId)).toEqual(recs.map((r) => r.eventId));
-      expect(Object.keys(events[0] ?? {})).toEqual([...ANALYTICS_EVENT_FIELDS]);
+      expect(Object.keys(events[0] ?? {})).toEqual([...EVENT_OBJECT_FIELDS]);
       expect(events[0]).toMatchObject({ referrer: 'https://example.com/a/b', country: null, schemaVersion: 1, createdAt: '2026-06-01T00:00:00Z' });
       const browsed = await store.browse(orgId, 'UTC', browseReq({ from: '2026-06-01', to: '2026-06-01' }));
       expect(events).toEqual(browsed.data);
@@ -367,12 +369,12 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const plain = eventRecord({ orgId, createdAtMicros: isoMicros('2026-06-02T11:00:00Z').toString() });
       await store.insert([plain, tricky], randomUUID());
       const text = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-02', to: '2026-06-02', format: 'csv' })));
-      expect(text.startsWith(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n`)).toBe(true);
+      expect(text.startsWith(`${EVENT_OBJECT_FIELDS.join(',')}\r\n`)).toBe(true);
       expect(text).toContain('"https://example.com/?q=a,b&x=""y"""');
       const rows = parseCsv(text);
-      expect(rows[0]).toEqual([...ANALYTICS_EVENT_FIELDS]);
+      expect(rows[0]).toEqual([...EVENT_OBJECT_FIELDS]);
       expect(rows).toHaveLength(3);
-      const col = (f: (typeof ANALYTICS_EVENT_FIELDS)[number]): number => ANALYTICS_EVENT_FIELDS.indexOf(f);
+      const col = (f: (typeof EVENT_OBJECT_FIELDS)[number]): number => EVENT_OBJECT_FIELDS.indexOf(f);
       const first = rows[1] ?? [];
       expect(first[col('eventId')]).toBe(tricky.eventId);
       expect(first[col('createdAt')]).toBe('2026-06-02T10:00:00.000001Z');
@@ -383,7 +385,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(first[col('country')]).toBe('');
       expect(rows[2]?.[col('referrer')]).toBe('');
       const empty = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-01-01', to: '2026-01-01', format: 'csv' })));
-      expect(empty).toBe(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n`);
+      expect(empty).toBe(`${EVENT_OBJECT_FIELDS.join(',')}\r\n`);
     });
 
     it('exports exactly the bytes JSON.stringify and RFC 4180 give for the browsed events, whatever the text', async () => {
@@ -409,7 +411,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01' })));
       expect(ndjson).toBe(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
       const csv = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01', format: 'csv' })));
-      expect(csv).toBe(`${ANALYTICS_EVENT_FIELDS.join(',')}\r\n${events.map((e) => `${ANALYTICS_EVENT_FIELDS.map((f) => csvField(e[f])).join(',')}\r\n`).join('')}`);
+      expect(csv).toBe(`${EVENT_OBJECT_FIELDS.join(',')}\r\n${events.map((e) => `${EVENT_OBJECT_FIELDS.map((f) => csvField(e[f])).join(',')}\r\n`).join('')}`);
     });
 
     it('streams a large export in bounded chunks, and stops cleanly when the reader leaves early', async () => {

@@ -18,7 +18,8 @@
 // position), and a retried batch carries its original insert_deduplication_token anyway.
 // Browse and export are in (createdAt, eventId) order over [local midnight of from, local
 // midnight after to) in the organisation's time zone.
-import type { AnalyticsEvent, EventRecord } from '../events/analytics-event.ts';
+import type { EventRecord } from '../events/analytics-event.ts';
+import type { EventPage } from '../reads/event-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
 import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
@@ -27,8 +28,6 @@ import {
   browseSql,
   COUNT_EVENTS_SQL,
   COUNT_PHYSICAL_ROWS_SQL,
-  CREATE_EVENTS_TABLE,
-  EVENTS_TABLE,
   EXPORT_LINES_FORMAT,
   exportLinesSql,
   INSERT_COLUMNS,
@@ -38,6 +37,7 @@ import {
   toInsertValues,
   type StoredEventRow,
 } from '../clickhouse/clickhouse-sql.ts';
+import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-transport.ts';
 import { exportText } from '../reads/event-export.ts';
 import { HttpClickHouseTransport, type HttpClickHouseOptions } from '../clickhouse/http-clickhouse-transport.ts';
@@ -50,15 +50,6 @@ export const DEFAULT_SYNC_SETTLE_MILLIS = 2000;
 export interface AnalyticsStoreOptions {
   /** Settling margin of sync (ms). 2000 in production; tests may use a few ms. */
   syncSettleMillis?: number;
-}
-
-/** The `response` payload of GET /analytics/events. */
-export interface EventPage {
-  data: AnalyticsEvent[];
-  hasMore: boolean;
-  nextCursor: string | null;
-  nextSince: string | null;
-  afterEventId: string | null;
 }
 
 /** Query parameters of the filters that are set (the SQL references only those). */

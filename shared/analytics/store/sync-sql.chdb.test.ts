@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
 import { eventRecord } from '../events/analytics-fixtures.ts';
 import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
-import { CREATE_EVENTS_TABLE, EVENTS_TABLE, INSERT_COLUMNS, insertSettings, microsToDateTime64, syncSql, toInsertValues, type FilterFlags } from '../clickhouse/clickhouse-sql.ts';
+import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import { INSERT_COLUMNS, insertSettings, microsToDateTime64, syncSql, toInsertValues, type FilterFlags } from '../clickhouse/clickhouse-sql.ts';
 import type { QueryParams } from '../clickhouse/clickhouse-transport.ts';
 
 /** The definition of a sync page: plain FINAL over the window (syncSql before its shortcut). */

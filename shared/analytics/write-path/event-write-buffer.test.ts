@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
 import { CHROME_WINDOWS_UA, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { AnalyticsStore } from '../store/analytics-store.ts';
-import { EVENTS_TABLE } from '../clickhouse/clickhouse-sql.ts';
+import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import type { RawHit } from '../events/raw-hit.ts';
 import { BackfillWorker } from './backfill-worker.ts';

@@ -9,7 +9,7 @@
 // queued hit is inserted or spooled. A batch is enriched (and, embedded, JSON-encoded) a
 // thousand hits per event-loop turn, so a large batch never stalls the process it shares.
 import { randomUUID } from 'node:crypto';
-import { NO_ENRICHMENT, type EventRecord } from '../events/analytics-event.ts';
+import { buildEventRecord, NO_ENRICHMENT, type EventRecord } from '../events/analytics-event.ts';
 import type { HitSink, RawHit } from '../events/raw-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
@@ -67,24 +67,6 @@ class InsertTimeout extends Error {
   constructor(ms: number) {
     super(`analytics insert did not answer within ${ms} ms`);
   }
-}
-
-/** A record with the raw facts only, used when enrichment itself fails (nothing is lost). */
-function bareRecord(h: RawHit): EventRecord {
-  return {
-    orgId: h.orgId,
-    eventId: h.eventId,
-    createdAtMicros: h.createdAtMicros,
-    shortCode: h.shortCode,
-    shortUrlId: h.shortUrlId,
-    eventType: h.eventType,
-    clickSource: h.clickSource,
-    referrer: h.referrer,
-    ...NO_ENRICHMENT,
-    utmSource: h.utmSource,
-    utmMedium: h.utmMedium,
-    utmCampaign: h.utmCampaign,
-  };
 }
 
 export class EventWriteBuffer implements HitSink {
@@ -229,7 +211,7 @@ export class EventWriteBuffer implements HitSink {
       }
     } catch (err) {
       this.options.onError?.(err, 'enrich');
-      records = hits.map(bareRecord);
+      records = hits.map((h) => buildEventRecord(h, NO_ENRICHMENT)); // the raw facts only: nothing is lost
     }
     await this.save({ token: randomUUID(), records });
   }

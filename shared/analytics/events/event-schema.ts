@@ -1,0 +1,121 @@
+// Invariant: this table is the one statement of the analytics event. Each entry is one field:
+// its name (the event object's member, and the stored record's), its ClickHouse column and type,
+// where its value comes from (the organisation, the raw hit, enrichment, a constant, the
+// server), how the engine prints it in exports, and its JSON schema in the event object. The
+// entries of the event object come in the spec's table order, which is the NDJSON key order and
+// the CSV column order. Every other statement of the event (TS types, DDL, insert and select
+// column lists, export SQL, the empty enrichment, the OpenAPI schema) is derived from it.
+import { z } from 'zod';
+
+export const EVENT_TYPES = ['CLICK', 'METADATA_PREVIEW'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const CLICK_SOURCES = ['DIRECT', 'QR_CODE', 'API', 'EMBED', 'UNKNOWN'] as const;
+export type ClickSource = (typeof CLICK_SOURCES)[number];
+
+export const DEVICE_TYPES = ['MOBILE', 'DESKTOP', 'TABLET'] as const;
+export type DeviceType = (typeof DEVICE_TYPES)[number];
+
+/** Version of the event object's shape; bump when a field changes meaning. */
+export const ANALYTICS_SCHEMA_VERSION = 1;
+
+/**
+ * Where a field's value comes from: `org` and `hit` are copied from the raw hit as the
+ * redirector built it, `enriched` is computed from it in batches, `constant` is the schema
+ * version, `server` is stamped by ClickHouse at insert.
+ */
+export type FieldOrigin = 'org' | 'hit' | 'enriched' | 'constant' | 'server';
+
+/**
+ * How the engine prints a field in an export: `uuid` as its text, `instant` as Java's
+ * Instant.toString(), `number` as digits, `text` as a string that may need CSV quoting,
+ * `nullable` as `text` or null (CSV: empty field).
+ */
+export type ExportEncoding = 'uuid' | 'instant' | 'number' | 'text' | 'nullable';
+
+export interface EventFieldSpec {
+  readonly column: string;
+  /** The column's ClickHouse type (DEFAULT expressions included). */
+  readonly clickhouse: string;
+  readonly origin: FieldOrigin;
+  /** In the spec's event object (and so in exports), or storage only. */
+  readonly inEvent: boolean;
+  readonly export: ExportEncoding | null;
+  /** The value's schema: the event object's member, or the stored value of a storage-only field. */
+  readonly schema: z.ZodType;
+}
+
+const text = z.string();
+const nullableText = z.string().nullable();
+/** An ISO instant with microseconds, printed like Java's Instant.toString(). */
+const instant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6})?Z$/);
+const LC_NULLABLE = 'LowCardinality(Nullable(String))';
+const DATETIME = "DateTime64(6, 'UTC')";
+
+const hit = <C extends string, T extends string, S extends z.ZodType, E extends ExportEncoding>(column: C, clickhouse: T, schema: S, encoding: E) =>
+  ({ column, clickhouse, origin: 'hit', inEvent: true, export: encoding, schema }) as const;
+const enriched = <C extends string, S extends z.ZodType>(column: C, schema: S) =>
+  ({ column, clickhouse: LC_NULLABLE, origin: 'enriched', inEvent: true, export: 'nullable', schema }) as const;
+
+export const EVENT_FIELDS = {
+  orgId: { column: 'org_id', clickhouse: 'String', origin: 'org', inEvent: false, export: null, schema: text },
+  eventId: hit('event_id', 'UUID', z.uuid(), 'uuid'),
+  schemaVersion: { column: 'schema_version', clickhouse: `UInt8 DEFAULT ${ANALYTICS_SCHEMA_VERSION}`, origin: 'constant', inEvent: true, export: 'number', schema: z.literal(ANALYTICS_SCHEMA_VERSION) },
+  createdAt: hit('created_at', DATETIME, instant, 'instant'),
+  shortCode: hit('short_code', 'String', text, 'text'),
+  shortUrlId: hit('short_url_id', 'String', text, 'text'),
+  eventType: hit('event_type', 'LowCardinality(String)', z.enum(EVENT_TYPES), 'text'),
+  clickSource: hit('click_source', 'LowCardinality(String)', z.enum(CLICK_SOURCES), 'text'),
+  referrer: hit('referrer', 'Nullable(String)', nullableText, 'nullable'),
+  referrerDomain: enriched('referrer_domain', nullableText),
+  country: enriched('country', nullableText),
+  countryCode: enriched('country_code', nullableText),
+  city: enriched('city', nullableText),
+  region: enriched('region', nullableText),
+  browserName: enriched('browser_name', nullableText),
+  browserVersion: enriched('browser_version', nullableText),
+  osName: enriched('os_name', nullableText),
+  osVersion: enriched('os_version', nullableText),
+  deviceType: enriched('device_type', z.enum(DEVICE_TYPES).nullable()),
+  deviceBrand: enriched('device_brand', nullableText),
+  deviceModel: enriched('device_model', nullableText),
+  utmSource: hit('utm_source', 'Nullable(String)', nullableText, 'nullable'),
+  utmMedium: hit('utm_medium', LC_NULLABLE, nullableText, 'nullable'),
+  utmCampaign: hit('utm_campaign', 'Nullable(String)', nullableText, 'nullable'),
+  ingestedAt: { column: 'ingested_at', clickhouse: `${DATETIME} DEFAULT now64(6)`, origin: 'server', inEvent: false, export: null, schema: text },
+} as const satisfies Record<string, EventFieldSpec>;
+
+export type EventFields = typeof EVENT_FIELDS;
+export type EventFieldName = keyof EventFields;
+type FieldsWhere<P> = { [K in EventFieldName]: EventFields[K] extends P ? K : never }[EventFieldName];
+
+/** Members of the spec's event object. */
+export type EventObjectField = FieldsWhere<{ inEvent: true }>;
+/** Fields computed by enrichment. */
+export type EnrichedField = FieldsWhere<{ origin: 'enriched' }>;
+/** Fields copied from the raw hit (the organisation included). */
+export type HitField = FieldsWhere<{ origin: 'hit' | 'org' }>;
+/** Fields stored as DateTime64: records carry them as microseconds since the epoch, decimal text. */
+export type InstantField = FieldsWhere<{ clickhouse: `DateTime64${string}` }>;
+
+/** Field names in table order. */
+export const EVENT_FIELD_NAMES = Object.keys(EVENT_FIELDS) as EventFieldName[];
+
+const where = <K extends EventFieldName>(test: (spec: EventFieldSpec) => boolean): K[] =>
+  EVENT_FIELD_NAMES.filter((k) => test(EVENT_FIELDS[k])) as K[];
+
+/** The spec's table order: the NDJSON key order and the CSV columns. */
+export const EVENT_OBJECT_FIELDS: readonly EventObjectField[] = where<EventObjectField>((f) => f.inEvent);
+export const ENRICHED_FIELDS: readonly EnrichedField[] = where<EnrichedField>((f) => f.origin === 'enriched');
+export const HIT_FIELDS: readonly HitField[] = where<HitField>((f) => f.origin === 'hit' || f.origin === 'org');
+
+export function isInstantField(name: EventFieldName): name is InstantField {
+  return EVENT_FIELDS[name].clickhouse.startsWith('DateTime64');
+}
+
+/** A field's key in stored records: instants as `<name>Micros`. */
+export type RecordKey<K extends EventFieldName> = K extends InstantField ? `${K}Micros` : K;
+
+export function recordKey<K extends EventFieldName>(name: K): RecordKey<K> {
+  return (isInstantField(name) ? `${name}Micros` : name) as RecordKey<K>;
+}
