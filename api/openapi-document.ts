@@ -6,7 +6,7 @@ import { analyticsEventSchema } from '../shared/analytics/events/analytics-event
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
 import { ERROR_CATALOG, ERROR_CODES } from '../shared/errors/error-catalog.ts';
 import { saveLinkRequestSchema } from '../shared/links/link-request.ts';
-import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response-schema.ts';
+import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' });
 const envelope = (ref: string) => ({ type: 'object', properties: { response: { $ref: ref } }, required: ['response'] });

@@ -3,7 +3,8 @@
 // the invalidation every change needs. With --json it prints exactly one JSON object on stdout;
 // any error exits non-zero with one line on stderr.
 import { parseArgs } from 'node:util';
-import { PLATFORMS, registerApp, removeApp, updateStoreUrl, type Platform } from '../shared/apps/mobile-app-repository.ts';
+import { registerApp, removeApp, updateStoreUrl } from '../shared/apps/mobile-app-repository.ts';
+import { isPlatform } from '../shared/apps/platform.ts';
 import { commonSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { addDomain, removeDomain } from '../shared/domains/domain-repository.ts';
 import { AppError, AppErrorList } from '../shared/errors/app-error.ts';
@@ -137,8 +138,8 @@ async function run(b: Backends, command: string, values: Values): Promise<Result
     case 'app register': {
       const o = await orgOf();
       const platform = need(values, 'platform').toUpperCase();
-      if (!(PLATFORMS as readonly string[]).includes(platform)) throw new UsageError('--platform must be IOS, ANDROID or WEB');
-      const a = await registerApp(sql, { orgId: o.id, name: need(values, 'name'), platform: platform as Platform, storeUrl: storeUrl(need(values, 'store-url')) });
+      if (!isPlatform(platform)) throw new UsageError('--platform must be IOS, ANDROID or WEB');
+      const a = await registerApp(sql, { orgId: o.id, name: need(values, 'name'), platform, storeUrl: storeUrl(need(values, 'store-url')) });
       return { json: a, text: `app ${a.mobileAppId} (${a.platform})` };
     }
     case 'app update': {

@@ -1,7 +1,9 @@
 // Invariant: every branch of the pure decision is pinned here with plain values: no server, no
 // database, no clock other than the one passed in.
 import { describe, expect, it } from 'vitest';
-import { hydrateLink, hydrateOrg, type AppRecord, type DeepLinkEntry, type LinkData, type LinkRecord } from './cached-entities.ts';
+import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
+import type { DeepLink, Link, StoredLink } from '../shared/links/link.ts';
+import { domainOf, linkOf, mobileAppOf, organizationOf } from '../test/support/model-fixtures.ts';
 import { decideRedirect, quotaApplies, type DecisionInput, type Decision, type HttpAnswer } from './decide-redirect.ts';
 import type { RequestFacts } from './request-facts.ts';
 
@@ -12,26 +14,8 @@ const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KH
 const DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 
 const ORG = 'org-1';
-function link(over: Partial<LinkData> = {}): LinkRecord {
-  return hydrateLink({
-    id: 'link-1',
-    orgId: ORG,
-    shortCode: 'abcdefg',
-    url: 'https://dest.example/p?x=1',
-    isActive: true,
-    cloakEnabled: false,
-    utmSource: 'src',
-    utmMedium: null,
-    utmCampaign: null,
-    enableCustomMetadata: false,
-    customMetadataTitle: null,
-    customMetadataDescription: null,
-    customMetadataImageUrl: null,
-    deepLinks: [],
-    domainHost: null,
-    preview: null,
-    ...over,
-  });
+function link(over: Partial<StoredLink> = {}): Link {
+  return linkOf({ orgId: ORG, shortCode: 'abcdefg', url: 'https://dest.example/p?x=1', utmSource: 'src', ...over });
 }
 
 function facts(over: Partial<RequestFacts> = {}): RequestFacts {
@@ -44,7 +28,7 @@ function input(over: Partial<DecisionInput> = {}): DecisionInput {
     link: link(),
     hostDomain: null,
     linkDomain: null,
-    org: hydrateOrg({ id: ORG, plan: 'PRO', clicksPerMonthOverride: null }),
+    org: organizationOf(ORG, 'PRO'),
     apps: new Map(),
     quota: { allowed: true },
     defaultShortDomain: 'sho.rt',
@@ -57,15 +41,9 @@ function answer(d: Decision): HttpAnswer {
   return d;
 }
 
-const app = (platform: AppRecord['platform'], over: Partial<AppRecord> = {}): AppRecord => ({
-  mobileAppId: `app-${platform}`,
-  orgId: ORG,
-  platform,
-  storeUrl: platform === 'ANDROID' ? 'https://play.google.com/store/apps/details?id=com.ex.app' : `https://store.example/${platform}`,
-  active: true,
-  ...over,
-});
-const entry = (platform: AppRecord['platform'], over: Partial<DeepLinkEntry> = {}): DeepLinkEntry => ({
+const app = (platform: MobileApp['platform'], over: Partial<MobileApp> = {}): MobileApp =>
+  mobileAppOf(platform, ORG, { storeUrl: platform === 'ANDROID' ? 'https://play.google.com/store/apps/details?id=com.ex.app' : `https://store.example/${platform}`, ...over });
+const entry = (platform: MobileApp['platform'], over: Partial<DeepLink> = {}): DeepLink => ({
   appRowId: 1,
   mobileAppId: `app-${platform}`,
   deeplinkUrl: 'ex://open/1',
@@ -74,7 +52,7 @@ const entry = (platform: AppRecord['platform'], over: Partial<DeepLinkEntry> = {
   fallbackEnabled: false,
   ...over,
 });
-const appsOf = (...list: AppRecord[]) => new Map(list.map((a) => [a.mobileAppId, a] as const));
+const appsOf = (...list: MobileApp[]) => new Map(list.map((a) => [a.mobileAppId, a] as const));
 
 describe('errors', () => {
   it('unknown code → 404 EN001 as JSON, or HTML when the client prefers it; no hit', () => {
@@ -87,9 +65,9 @@ describe('errors', () => {
   });
 
   it("a custom domain does not serve another organisation's code", () => {
-    const d = answer(decideRedirect(input({ hostDomain: { host: 'c.test', orgId: 'other' } }), facts(), NOW));
+    const d = answer(decideRedirect(input({ hostDomain: domainOf('c.test', 'other') }), facts(), NOW));
     expect(d.outcome).toBe('not_found');
-    expect(answer(decideRedirect(input({ hostDomain: { host: 'c.test', orgId: ORG } }), facts(), NOW)).outcome).toBe('redirect');
+    expect(answer(decideRedirect(input({ hostDomain: domainOf('c.test', ORG) }), facts(), NOW)).outcome).toBe('redirect');
   });
 
   it('archived → 410 EN002', () => {
@@ -123,8 +101,8 @@ describe('QR route', () => {
   const qr = { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } as const;
   it('encodes the smart link on the link’s own active domain, else the default domain', () => {
     expect(decideRedirect(input({ route: qr }), facts(), NOW)).toEqual({ kind: 'qr', format: 'svg', content: 'https://sho.rt/abcdefg?qr=1', outcome: 'qr' });
-    expect(decideRedirect(input({ route: qr, linkDomain: { host: 'go.acme.test', orgId: ORG } }), facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
-    expect(decideRedirect(input({ route: qr, linkDomain: { host: 'go.acme.test', orgId: 'new-owner' } }), facts(), NOW)).toMatchObject({ content: 'https://sho.rt/abcdefg?qr=1' });
+    expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', ORG) }), facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
+    expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', 'new-owner') }), facts(), NOW)).toMatchObject({ content: 'https://sho.rt/abcdefg?qr=1' });
     expect(answer(decideRedirect(input({ route: qr, link: link({ isActive: false }) }), facts(), NOW)).outcome).toBe('archived');
   });
 });
@@ -144,7 +122,7 @@ describe('crawlers', () => {
     expect(quotaApplies(input(), facts())).toBe(true);
     expect(quotaApplies(input(), facts({ userAgent: 'Twitterbot/1.0' }))).toBe(false);
     expect(quotaApplies(input({ link: link({ isActive: false }) }), facts())).toBe(false);
-    expect(quotaApplies(input({ hostDomain: { host: 'x', orgId: 'other' } }), facts())).toBe(false);
+    expect(quotaApplies(input({ hostDomain: domainOf('x', 'other') }), facts())).toBe(false);
     expect(quotaApplies(input({ route: { kind: 'qr', shortCode: 'abcdefg', format: 'png' } }), facts())).toBe(false);
   });
 });
@@ -178,7 +156,7 @@ describe('deep links', () => {
 
   it('inactive, unknown or foreign apps are skipped', () => {
     const l = link({ deepLinks: [entry('IOS')] });
-    for (const a of [appsOf(app('IOS', { active: false })), new Map<string, AppRecord | null>([['app-IOS', null]]), appsOf(app('IOS', { orgId: 'x' }))]) {
+    for (const a of [appsOf(app('IOS', { active: false })), new Map<string, MobileApp | null>([['app-IOS', null]]), appsOf(app('IOS', { orgId: 'x' }))]) {
       expect(answer(decideRedirect(input({ link: l, apps: a }), facts({ userAgent: IPHONE }), NOW)).outcome).toBe('redirect');
     }
   });

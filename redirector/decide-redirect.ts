@@ -8,28 +8,32 @@ import type { ClickSource, EventType } from '../shared/analytics/events/event-sc
 import type { AppError } from '../shared/errors/app-error.ts';
 import { clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
 import { suggestLimitUpgrade } from '../shared/orgs/plans.ts';
-import type { AppRecord, DeepLinkEntry, DomainRecord, LinkRecord, OrgRecord } from './cached-entities.ts';
-import type { QuotaView } from '../shared/quotas/click-quota.ts';
-import { billingPeriodOf } from '../shared/quotas/click-quota.ts';
+import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
+import type { Domain } from '../shared/domains/domain-repository.ts';
+import type { DeepLink, Link } from '../shared/links/link.ts';
+import { smartLinkOf } from '../shared/links/smart-link.ts';
+import type { Organization } from '../shared/orgs/organization.ts';
+import { billingPeriod } from '../shared/quotas/billing-period.ts';
+import type { QuotaView } from '../shared/quotas/quota-view.ts';
 import { negotiate } from './content-negotiation.ts';
 import { isPreviewCrawler } from './crawler-detection.ts';
 import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage } from './html-pages.ts';
 import { detectPlatform } from './platform-detection.ts';
 import { clickSourceOf, type RequestFacts } from './request-facts.ts';
-import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from './safe-url.ts';
+import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from '../shared/links/safe-url.ts';
 
 export type Route = { kind: 'visit'; shortCode: string } | { kind: 'qr'; shortCode: string; format: 'svg' | 'png' };
 
 export interface DecisionInput {
   route: Route;
-  link: LinkRecord | null;
+  link: Link | null;
   /** The request host's active custom domain; null when the host is not one. */
-  hostDomain: DomainRecord | null;
+  hostDomain: Domain | null;
   /** The active custom domain registered under the link's domainHost (QR route only). */
-  linkDomain: DomainRecord | null;
-  org: OrgRecord | null;
+  linkDomain: Domain | null;
+  org: Organization | null;
   /** Apps of the link's deep-link entries by mobileAppId; null or missing = unknown app. */
-  apps: ReadonlyMap<string, AppRecord | null>;
+  apps: ReadonlyMap<string, MobileApp | null>;
   /** Admission of one more click; null when not needed (crawler, no link…). */
   quota: QuotaView | null;
   defaultShortDomain: string;
@@ -89,12 +93,8 @@ export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'host
   );
 }
 
-function hostServes(hostDomain: DomainRecord | null, link: LinkRecord): boolean {
+export function hostServes(hostDomain: Domain | null, link: Link): boolean {
   return hostDomain === null || hostDomain.orgId === link.orgId;
-}
-
-export function smartLinkOf(host: string, shortCode: string): string {
-  return `https://${host}/${shortCode}`;
 }
 
 export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs: number): Decision {
@@ -112,7 +112,7 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   const destination = link.safeDestination;
 
   if (isPreviewCrawler(facts.userAgent)) {
-    const page = crawlerPage(link.previewMetadata, shortUrl, destination ?? shortUrl);
+    const page = crawlerPage(link.effectivePreviewMetadata, shortUrl, destination ?? shortUrl);
     return htmlAnswer(page, 'preview', record ? { eventType: 'METADATA_PREVIEW', clickSource: clickSourceOf(facts) } : null);
   }
 
@@ -122,7 +122,7 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
       shortCode: link.shortCode,
       currentClicks: quota.currentClicks,
       clicksLimit: quota.clicksLimit,
-      periodEnd: billingPeriodOf(nowMs).periodEnd,
+      periodEnd: billingPeriod(nowMs).periodEnd,
       currentPlan: quota.plan,
       suggestedUpgradeTo: suggestLimitUpgrade(quota.plan, 'clicksPerMonth'),
     });
@@ -139,18 +139,18 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
     }
   }
 
-  if (link.cloakEnabled && !link.frameRefused && destination !== null) {
-    return htmlAnswer(cloakPage(destination, link.previewMetadata, shortUrl), 'cloak', hit);
+  if (link.cloakEnabled && link.preview?.frameRefused !== true && destination !== null) {
+    return htmlAnswer(cloakPage(destination, link.effectivePreviewMetadata, shortUrl), 'cloak', hit);
   }
   return redirectAnswer(link.destination, 'redirect', hit);
 }
 
 /** The entry whose registered app serves the visitor's platform (WEB serves non-mobile devices). */
 export function pickDeepLink(
-  link: LinkRecord,
-  apps: ReadonlyMap<string, AppRecord | null>,
+  link: Link,
+  apps: ReadonlyMap<string, MobileApp | null>,
   userAgent: string,
-): { entry: DeepLinkEntry; app: AppRecord } | null {
+): { entry: DeepLink; app: MobileApp } | null {
   const platform = detectPlatform(userAgent);
   const wanted = platform === 'OTHER' ? 'WEB' : platform;
   for (const entry of link.deepLinks) {
@@ -160,14 +160,14 @@ export function pickDeepLink(
   return null;
 }
 
-function deepLinkAnswer(entry: DeepLinkEntry, app: AppRecord, link: LinkRecord, hit: HitSpec | null): HttpAnswer | null {
+function deepLinkAnswer(entry: DeepLink, app: MobileApp, link: Link, hit: HitSpec | null): HttpAnswer | null {
   const store = safeWebUrl(app.storeUrl);
   const fallback = (entry.fallbackEnabled ? safeWebUrl(entry.fallbackUrl) : null) ?? store ?? link.safeDestination;
   if (fallback === null) return null;
   const deeplink = safeDeepLinkUrl(entry.deeplinkUrl);
   if (deeplink === null) return redirectAnswer(fallback, 'app_fallback', hit);
   const open = app.platform === 'ANDROID' ? androidIntentUrl(deeplink, fallback, app.storeUrl) : deeplink;
-  return htmlAnswer(appOpenPage(open, fallback, link.previewMetadata), 'app_page', hit);
+  return htmlAnswer(appOpenPage(open, fallback, link.effectivePreviewMetadata), 'app_page', hit);
 }
 
 function redirectAnswer(location: string, outcome: Outcome, hit: HitSpec | null): HttpAnswer {

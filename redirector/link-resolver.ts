@@ -2,25 +2,21 @@
 // these four tiered caches, and every invalidation on the bus evicts exactly the key it names
 // (Redis entry first, then the worker's LRU), within the bus's delivery time. Without Redis
 // (embedded mode) there is no Redis tier. With LINK_CACHE_ENTRIES=0 only the link LRU is off
-// (the other three are small and stay in process).
-import type { Sql } from '../shared/db/database.ts';
+// (the other three are small and stay in process). Misses of one event-loop turn share one
+// Postgres query per kind.
+import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
+import { findAppsByMobileAppIds } from '../shared/apps/mobile-app-repository.ts';
 import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
-import {
-  hydrateLink,
-  hydrateOrg,
-  linkRecordSize,
-  type AppRecord,
-  type DomainRecord,
-  type EntityKind,
-  type LinkData,
-  type LinkRecord,
-  type OrgData,
-  type OrgRecord,
-} from './cached-entities.ts';
 import { BatchLoader } from '../shared/cache/batch-loader.ts';
-import { loadApps, loadDomains, loadLinks, loadOrgs } from './entity-loaders.ts';
 import type { RedisCacheTier } from '../shared/cache/redis-cache-tier.ts';
 import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
+import type { Sql } from '../shared/db/database.ts';
+import { findActiveDomainsByHosts, type Domain } from '../shared/domains/domain-repository.ts';
+import { buildLink, linkSize, type Link } from '../shared/links/link.ts';
+import { findLinksByCodes } from '../shared/links/link-repository.ts';
+import type { Organization } from '../shared/orgs/organization.ts';
+import { findOrganizationsByIds } from '../shared/orgs/org-repository.ts';
+import type { EntityKind } from './entity-kinds.ts';
 
 export interface LinkResolverOptions {
   sql: Sql;
@@ -40,13 +36,14 @@ const TTL = {
 const SMALL_CACHE_ENTRIES = 50_000;
 const LINK_CACHE_BYTES = 256 * 1024 * 1024;
 
-const identity = <T>(v: T): T => v;
+/** JSON read back from the Redis tier, which only this code writes. */
+const asIs = <T>(json: unknown): T => json as T;
 
 export class LinkResolver {
-  readonly links: TieredCache<LinkData, LinkRecord>;
-  readonly orgs: TieredCache<OrgData, OrgRecord>;
-  readonly apps: TieredCache<AppRecord, AppRecord>;
-  readonly domains: TieredCache<DomainRecord, DomainRecord>;
+  readonly links: TieredCache<Link>;
+  readonly orgs: TieredCache<Organization>;
+  readonly apps: TieredCache<MobileApp>;
+  readonly domains: TieredCache<Domain>;
   readonly #onError: (err: unknown) => void;
   #unsubscribe: (() => Promise<void>) | null = null;
 
@@ -60,31 +57,24 @@ export class LinkResolver {
       negativeRedisTtlMs: TTL.negativeRedis,
       onError: o.onError,
     };
-    // Misses of one event-loop turn share one query per kind.
-    const links = new BatchLoader((codes) => loadLinks(o.sql, codes));
-    const orgs = new BatchLoader((ids) => loadOrgs(o.sql, ids));
-    const apps = new BatchLoader((ids) => loadApps(o.sql, ids));
-    const domains = new BatchLoader((hosts) => loadDomains(o.sql, hosts));
-    this.links = new TieredCache<LinkData, LinkRecord>({
+    const links = new BatchLoader((codes) => findLinksByCodes(o.sql, codes));
+    const orgs = new BatchLoader((ids) => findOrganizationsByIds(o.sql, ids));
+    const apps = new BatchLoader((ids) => findAppsByMobileAppIds(o.sql, ids));
+    const domains = new BatchLoader((hosts) => findActiveDomainsByHosts(o.sql, hosts));
+    this.links = new TieredCache<Link>({
       ...common,
       kind: 'link',
       hits: o.hits('link'),
       lruEntries: o.linkCacheEntries,
       lruMaxBytes: LINK_CACHE_BYTES,
-      sizeOf: linkRecordSize,
+      sizeOf: linkSize,
       load: (code) => links.load(code),
-      hydrate: hydrateLink,
+      // Rebuilt field by field, so cached links share one shape whichever tier they came from.
+      revive: (json) => buildLink(asIs<Link>(json)),
     });
-    this.orgs = new TieredCache<OrgData, OrgRecord>({ ...common, kind: 'org', hits: o.hits('org'), lruEntries: SMALL_CACHE_ENTRIES, load: (id) => orgs.load(id), hydrate: hydrateOrg });
-    this.apps = new TieredCache<AppRecord, AppRecord>({ ...common, kind: 'app', hits: o.hits('app'), lruEntries: SMALL_CACHE_ENTRIES, load: (id) => apps.load(id), hydrate: identity });
-    this.domains = new TieredCache<DomainRecord, DomainRecord>({
-      ...common,
-      kind: 'domain',
-      hits: o.hits('domain'),
-      lruEntries: SMALL_CACHE_ENTRIES,
-      load: (host) => domains.load(host),
-      hydrate: identity,
-    });
+    this.orgs = new TieredCache<Organization>({ ...common, kind: 'org', hits: o.hits('org'), lruEntries: SMALL_CACHE_ENTRIES, load: (id) => orgs.load(id), revive: asIs });
+    this.apps = new TieredCache<MobileApp>({ ...common, kind: 'app', hits: o.hits('app'), lruEntries: SMALL_CACHE_ENTRIES, load: (id) => apps.load(id), revive: asIs });
+    this.domains = new TieredCache<Domain>({ ...common, kind: 'domain', hits: o.hits('domain'), lruEntries: SMALL_CACHE_ENTRIES, load: (host) => domains.load(host), revive: asIs });
   }
 
   async subscribe(bus: InvalidationBus): Promise<void> {

@@ -2,9 +2,9 @@
 // path (no allocation, no label parsing). A snapshot is a flat name→number map; snapshots of
 // several workers add up key by key, and the Prometheus text is rendered from one (merged)
 // snapshot only.
-import type { EntityKind } from './cached-entities.ts';
-import type { Outcome } from './decide-redirect.ts';
 import type { CacheTier } from '../shared/cache/tiered-cache.ts';
+import type { Outcome } from './decide-redirect.ts';
+import { ENTITY_KINDS, type EntityKind } from './entity-kinds.ts';
 
 export type RequestOutcome = Outcome | 'health' | 'metrics' | 'bad_method' | 'error';
 
@@ -23,7 +23,7 @@ const OUTCOMES: readonly RequestOutcome[] = [
   'bad_method',
   'error',
 ];
-const KINDS: readonly EntityKind[] = ['link', 'org', 'app', 'domain'];
+const KINDS: readonly EntityKind[] = ENTITY_KINDS;
 const TIERS: readonly CacheTier[] = ['lru', 'redis', 'postgres'];
 
 export type MetricsSnapshot = Record<string, number>;

@@ -2,8 +2,10 @@
 // distinct User-Agent string is parsed at most once while it stays in the bounded cache.
 import UAParser from 'ua-parser-js';
 import { LRUCache } from 'lru-cache';
+import type { Platform } from '../shared/apps/platform.ts';
 
-export type VisitorPlatform = 'IOS' | 'ANDROID' | 'OTHER';
+/** The visitor's device class: a mobile app platform, or OTHER (served by a WEB app entry). */
+export type VisitorPlatform = Exclude<Platform, 'WEB'> | 'OTHER';
 
 const cache = new LRUCache<string, VisitorPlatform>({ max: 10_000 });
 

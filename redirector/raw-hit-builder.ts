@@ -6,7 +6,7 @@
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { RawHit } from '../shared/analytics/events/raw-hit.ts';
-import type { LinkRecord } from './cached-entities.ts';
+import type { Link } from '../shared/links/link.ts';
 import type { HitSpec } from './decide-redirect.ts';
 import type { RequestFacts } from './request-facts.ts';
 
@@ -38,7 +38,7 @@ export function wallClockMicros(nowMs: number): string {
   return lastMsText + (THREE_DIGITS[Math.floor((performance.now() * 1000) % 1000)] ?? '000');
 }
 
-export function buildRawHit(link: LinkRecord, facts: RequestFacts, spec: HitSpec, nowMs: number): RawHit {
+export function buildRawHit(link: Link, facts: RequestFacts, spec: HitSpec, nowMs: number): RawHit {
   return {
     eventId: uuidv7({ random: random16(), msecs: Math.floor(nowMs) }),
     createdAtMicros: wallClockMicros(nowMs),

@@ -9,16 +9,21 @@ import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { RedirectorConfig } from '../shared/config/config.ts';
 import type { Sql } from '../shared/db/database.ts';
-import type { AppRecord, DomainRecord, LinkRecord, OrgRecord } from './cached-entities.ts';
 import { MemoryClickCounterStore, RedisClickCounterStore } from '../shared/quotas/click-counter-store.ts';
-import { ClickQuota, type QuotaView } from '../shared/quotas/click-quota.ts';
+import { ClickQuota } from '../shared/quotas/click-quota.ts';
+import type { QuotaView } from '../shared/quotas/quota-view.ts';
+import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
+import type { Domain } from '../shared/domains/domain-repository.ts';
+import { normalizeHost } from '../shared/domains/host-name.ts';
+import type { Link } from '../shared/links/link.ts';
+import type { Organization } from '../shared/orgs/organization.ts';
 import { decideRedirect, quotaApplies, REDIRECT_CACHE_CONTROL, type DecisionInput, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
 import { LinkResolver } from './link-resolver.ts';
 import { mergeSnapshots, RedirectorMetrics, renderPrometheus, type MetricsSnapshot } from './metrics.ts';
 import { renderQr } from './qr-codes.ts';
 import { buildRawHit } from './raw-hit-builder.ts';
 import { RedisCacheTier, currentCacheEpoch } from '../shared/cache/redis-cache-tier.ts';
-import { normalizeHost, queryHasQr, type RequestFacts } from './request-facts.ts';
+import { queryHasQr, type RequestFacts } from './request-facts.ts';
 import { addClickUsage, readClickUsage } from '../shared/quotas/usage-store.ts';
 import { nativeUws } from './uws-native.ts';
 
@@ -53,7 +58,7 @@ export interface RedirectorServer {
   close(): Promise<void>;
 }
 
-const EMPTY_APPS: ReadonlyMap<string, AppRecord | null> = new Map();
+const EMPTY_APPS: ReadonlyMap<string, MobileApp | null> = new Map();
 /** Constant header names and status lines, encoded once: uWS reads byte arrays without converting. */
 const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
 const H = {
@@ -177,12 +182,12 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
   }
 
   // ---- resolution: synchronous when every entity is a fresh LRU hit ----
-  function baseInput(route: Route, link: LinkRecord | null, hostDomain: DomainRecord | null): DecisionInput {
+  function baseInput(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
     return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: defaultHost };
   }
 
   function resolveSync(route: Route, facts: RequestFacts): DecisionInput | undefined {
-    let hostDomain: DomainRecord | null = null;
+    let hostDomain: Domain | null = null;
     if (facts.host !== defaultHost && facts.host !== '') {
       const d = resolver.domains.peek(facts.host);
       if (d === undefined) return undefined;
@@ -204,7 +209,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     if (org === undefined) return undefined;
     input.org = org;
     if (link.deepLinks.length > 0) {
-      const apps = new Map<string, AppRecord | null>();
+      const apps = new Map<string, MobileApp | null>();
       for (const entry of link.deepLinks) {
         const app = resolver.apps.peek(entry.mobileAppId);
         if (app === undefined) return undefined;
@@ -237,7 +242,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
 
   /** The admission answer now; undefined when a lease must be awaited first. */
   function quotaFor(input: DecisionInput, facts: RequestFacts, now: number): QuotaView | null | undefined {
-    const org: OrgRecord | null = input.org;
+    const org: Organization | null = input.org;
     if (org === null || !quotaApplies(input, facts)) return null;
     return quota.view(org, now);
   }

@@ -108,7 +108,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     let release: (() => void) | null = null;
     const gate = new Promise<void>((r) => (release = r));
     let loads = 0;
-    const cache = new TieredCache<{ v: string }, { v: string }>({
+    const cache = new TieredCache<{ v: string }>({
       kind: 'link',
       lruEntries: 10,
       lruTtlMs: 60_000,
@@ -122,7 +122,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
         if (loads === 1) await gate;
         return { v: seen };
       },
-      hydrate: (d) => d,
+      revive: (json) => json as { v: string },
       hits: { lru: 0, redis: 0, postgres: 0 },
       onError: (err) => {
         throw err;

@@ -37,8 +37,3 @@ export function queryHasQr(query: string): boolean {
   for (const segment of query.split('&')) if (segment === 'qr=1') return true;
   return false;
 }
-
-export function normalizeHost(host: string): string {
-  const lower = host.trim().toLowerCase();
-  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
-}

@@ -3,9 +3,8 @@
 import { randomInt } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
+import type { Platform } from './platform.ts';
 
-export const PLATFORMS = ['IOS', 'ANDROID', 'WEB'] as const;
-export type Platform = (typeof PLATFORMS)[number];
 
 export interface MobileApp {
   appId: number;
@@ -85,4 +84,10 @@ export async function findApps(sql: Sql, orgId: string, mobileAppIds: readonly s
 export async function listApps(sql: Sql, orgId: string): Promise<MobileApp[]> {
   const rows = await sql<AppRow[]>`select * from mobile_apps where org_id = ${orgId} order by id`;
   return rows.map(fromRow);
+}
+
+/** Apps of any organisation by mobileAppId, active or not (redirect path: one query for many ids). */
+export async function findAppsByMobileAppIds(sql: Sql, mobileAppIds: readonly string[]): Promise<Map<string, MobileApp>> {
+  const rows = await sql<AppRow[]>`select * from mobile_apps where mobile_app_id = any(${mobileAppIds as string[]}::text[])`;
+  return new Map(rows.map((r) => [r.mobile_app_id, fromRow(r)]));
 }

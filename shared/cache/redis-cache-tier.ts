@@ -8,7 +8,6 @@
 // its start (possibly missing invalidations published while nothing listened) are never read.
 // Lookups of one event-loop turn share one MGET.
 import type { Redis } from 'ioredis';
-import type { EntityKind } from '../../redirector/cached-entities.ts';
 import { BatchLoader } from './batch-loader.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 
@@ -56,25 +55,25 @@ export class RedisCacheTier {
     }, 200);
   }
 
-  entryKey(kind: EntityKind, id: string): string {
+  entryKey(kind: string, id: string): string {
     return `${this.#base}${kind}:${id}`;
   }
 
-  generationKey(kind: EntityKind, id: string): string {
+  generationKey(kind: string, id: string): string {
     return `${this.#base}gen:${kind}:${id}`;
   }
 
-  async lookup(kind: EntityKind, id: string): Promise<RedisLookup> {
+  async lookup(kind: string, id: string): Promise<RedisLookup> {
     return (await this.#lookups.load(this.entryKey(kind, id))) ?? { value: null, generation: '0' };
   }
 
   /** Writes the entry unless the key was invalidated since `generation` was read. */
-  async fill(kind: EntityKind, id: string, generation: string, encoded: string, ttlMs: number): Promise<boolean> {
+  async fill(kind: string, id: string, generation: string, encoded: string, ttlMs: number): Promise<boolean> {
     const r = await FILL.run(this.#redis, [this.entryKey(kind, id), this.generationKey(kind, id)], [generation, encoded, Math.max(1, Math.round(ttlMs))]);
     return r === 1;
   }
 
-  async invalidate(kind: EntityKind, id: string): Promise<void> {
+  async invalidate(kind: string, id: string): Promise<void> {
     await INVALIDATE.run(this.#redis, [this.entryKey(kind, id), this.generationKey(kind, id)], [GENERATION_TTL_MS]);
   }
 }

@@ -5,53 +5,54 @@
 // still in flight at that moment is aborted by the LRU and retried, so nothing read before the
 // invalidation is kept afterwards.
 import { LRUCache } from 'lru-cache';
-import type { EntityKind } from '../../redirector/cached-entities.ts';
 import { ABSENT_ENCODING, type RedisCacheTier } from './redis-cache-tier.ts';
 
 export type CacheTier = 'lru' | 'redis' | 'postgres';
 
 const ABSENT: { readonly absent: true } = Object.freeze({ absent: true as const });
-type Slot<R> = R | typeof ABSENT;
+type Slot<V> = V | typeof ABSENT;
 
-export interface TieredCacheOptions<D, R extends object> {
-  kind: EntityKind;
+export interface TieredCacheOptions<V extends object> {
+  /** The entity kind: the namespace of its Redis keys (link, org, app, domain). */
+  kind: string;
   /** LRU entries; 0 disables the in-process tier. */
   lruEntries: number;
   /** Optional byte budget for the LRU (with sizeOf). */
   lruMaxBytes?: number;
-  sizeOf?: (record: R) => number;
+  sizeOf?: (value: V) => number;
   lruTtlMs: number;
   negativeLruTtlMs: number;
   redis: RedisCacheTier | null;
   redisTtlMs: number;
   negativeRedisTtlMs: number;
-  load: (id: string) => Promise<D | null>;
-  hydrate: (data: D) => R;
+  load: (id: string) => Promise<V | null>;
+  /** A value read back from its JSON in the Redis tier (trusted: this code wrote it). */
+  revive: (json: unknown) => V;
   /** Incremented by the tier that answered each lookup. */
   hits: Record<CacheTier, number>;
   onError: (err: unknown) => void;
 }
 
-interface Loaded<R> {
-  record: R | null;
+interface Loaded<V> {
+  record: V | null;
 }
 
 const MAX_ABORTED_RETRIES = 3;
 
-export class TieredCache<D, R extends object> {
-  readonly #o: TieredCacheOptions<D, R>;
-  readonly #lru: LRUCache<string, Slot<R>> | null;
-  readonly #inflight = new Map<string, Promise<R | null>>();
+export class TieredCache<V extends object> {
+  readonly #o: TieredCacheOptions<V>;
+  readonly #lru: LRUCache<string, Slot<V>> | null;
+  readonly #inflight = new Map<string, Promise<V | null>>();
 
-  constructor(options: TieredCacheOptions<D, R>) {
+  constructor(options: TieredCacheOptions<V>) {
     this.#o = options;
     const sizeOf = options.sizeOf;
     this.#lru =
       options.lruEntries > 0
-        ? new LRUCache<string, Slot<R>>({
+        ? new LRUCache<string, Slot<V>>({
             max: options.lruEntries,
             ...(options.lruMaxBytes && sizeOf
-              ? { maxSize: options.lruMaxBytes, sizeCalculation: (v: Slot<R>) => (v === ABSENT ? 64 : Math.max(1, sizeOf(v as R))) }
+              ? { maxSize: options.lruMaxBytes, sizeCalculation: (v: Slot<V>) => (v === ABSENT ? 64 : Math.max(1, sizeOf(v as V))) }
               : {}),
             ttl: options.lruTtlMs,
             // Staleness is judged against a clock read at most once a second: a finer resolution
@@ -73,19 +74,19 @@ export class TieredCache<D, R extends object> {
   }
 
   /** A fresh LRU answer without I/O: the record, null for a cached absence, undefined if unknown. */
-  peek(id: string): R | null | undefined {
+  peek(id: string): V | null | undefined {
     if (this.#lru === null) return undefined;
     const v = this.#lru.get(id);
     if (v === undefined) return undefined;
     this.#o.hits.lru++;
-    return v === ABSENT ? null : (v as R);
+    return v === ABSENT ? null : (v as V);
   }
 
-  async get(id: string): Promise<R | null> {
+  async get(id: string): Promise<V | null> {
     const lru = this.#lru;
     if (lru === null) return this.#getWithoutLru(id);
     for (let attempt = 0; attempt < MAX_ABORTED_RETRIES; attempt++) {
-      let v: Slot<R> | undefined;
+      let v: Slot<V> | undefined;
       try {
         // allowStale: an expired entry answers at once while it is refreshed in the background.
         v = await lru.fetch(id, { allowStale: true });
@@ -96,7 +97,7 @@ export class TieredCache<D, R extends object> {
       // The load never yields undefined: undefined means it was aborted (the key was invalidated
       // while loading) or failed with nothing stale to offer. Load again, from after that point.
       if (v === undefined) continue;
-      return v === ABSENT ? null : (v as R);
+      return v === ABSENT ? null : (v as V);
     }
     return (await this.#loadThrough(id)).record;
   }
@@ -122,7 +123,7 @@ export class TieredCache<D, R extends object> {
     return this.#lru?.size ?? 0;
   }
 
-  #getWithoutLru(id: string): Promise<R | null> {
+  #getWithoutLru(id: string): Promise<V | null> {
     let p = this.#inflight.get(id);
     if (p === undefined) {
       p = this.#loadThrough(id).then(
@@ -141,7 +142,7 @@ export class TieredCache<D, R extends object> {
     return p;
   }
 
-  async #loadThrough(id: string): Promise<Loaded<R>> {
+  async #loadThrough(id: string): Promise<Loaded<V>> {
     const { kind, redis } = this.#o;
     let generation: string | null = null;
     if (redis) {
@@ -160,21 +161,21 @@ export class TieredCache<D, R extends object> {
         this.#o.onError(err);
       }
     }
-    const data = await this.#o.load(id);
+    const value = await this.#o.load(id);
     this.#o.hits.postgres++;
     if (redis && generation !== null) {
-      const encoded = data === null ? ABSENT_ENCODING : JSON.stringify(data);
-      const ttl = data === null ? this.#o.negativeRedisTtlMs : this.#o.redisTtlMs;
+      const encoded = value === null ? ABSENT_ENCODING : JSON.stringify(value);
+      const ttl = value === null ? this.#o.negativeRedisTtlMs : this.#o.redisTtlMs;
       redis.fill(kind, id, generation, encoded, ttl).catch((err: unknown) => this.#o.onError(err));
     }
-    return { record: data === null ? null : this.#o.hydrate(data) };
+    return { record: value };
   }
 
   /** undefined when the stored text is unreadable (treated as a miss). */
-  #decode(encoded: string): R | null | undefined {
+  #decode(encoded: string): V | null | undefined {
     if (encoded === ABSENT_ENCODING) return null;
     try {
-      return this.#o.hydrate(JSON.parse(encoded) as D);
+      return this.#o.revive(JSON.parse(encoded));
     } catch {
       return undefined;
     }

@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error.ts';
 import { quotaExceeded } from '../errors/domain-errors.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
 import type { Organization } from '../orgs/organization.ts';
+import { normalizeHost } from './host-name.ts';
 
 export interface Domain {
   id: number;
@@ -26,10 +27,6 @@ interface DomainRow {
 const fromRow = (r: DomainRow): Domain => ({ id: Number(r.id), orgId: r.org_id, host: r.host, isPrimary: r.is_primary, active: r.active });
 
 const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
-
-export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, '');
-}
 
 export async function addDomain(sql: Sql, org: Organization, hostInput: string, primary: boolean): Promise<Domain> {
   const host = normalizeHost(hostInput);
@@ -70,4 +67,10 @@ export async function findPrimaryDomain(sql: Sql, orgId: string): Promise<Domain
 export async function listDomains(sql: Sql, orgId: string): Promise<Domain[]> {
   const rows = await sql<DomainRow[]>`select * from domains where org_id = ${orgId} order by id`;
   return rows.map(fromRow);
+}
+
+/** Active custom domains by host (redirect path: one query for many hosts). */
+export async function findActiveDomainsByHosts(sql: Sql, hosts: readonly string[]): Promise<Map<string, Domain>> {
+  const rows = await sql<DomainRow[]>`select * from domains where host = any(${hosts as string[]}::text[]) and active`;
+  return new Map(rows.map((r) => [r.host, fromRow(r)]));
 }

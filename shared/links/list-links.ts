@@ -7,18 +7,14 @@ import { AppError } from '../errors/app-error.ts';
 import { constraintViolated } from '../errors/domain-errors.ts';
 import { compileListQuery } from './list-query/list-query-sql.ts';
 import { parseListQuery } from './list-query/list-query-parser.ts';
-import { LINK_SELECT, type LinkRow } from './link-row.ts';
-import { toLinkView, type LinkView } from './link-view.ts';
+import { linkFromRow, type StoredLinkRow } from './link-repository.ts';
+import { toLinkResponse, type ListResponse } from './link-response.ts';
+import { LINK_SELECT } from './link-table.ts';
 
 export interface ListRequest {
   page: number;
   size: number;
   query: string | null;
-}
-
-export interface ListResponse {
-  data: LinkView[];
-  page: { size: number; number: number; totalElements: number; totalPages: number };
 }
 
 function intParam(name: string, raw: unknown, fallback: number, min: number, max: number): number {
@@ -46,13 +42,14 @@ export async function listLinks(sql: Sql, orgId: string, req: ListRequest, defau
     select count(*)::int as total from links l left join domains d on d.id = l.domain_id and d.active
     where l.org_id = ${orgId} and ${where}`;
   const totalElements = count?.total ?? 0;
-  const rows = await sql<LinkRow[]>`
+  const rows = await sql<StoredLinkRow[]>`
     ${sql.unsafe(LINK_SELECT)} where l.org_id = ${orgId} and ${where}
     order by l.created_at desc, l.seq desc
     limit ${req.size} offset ${req.page * req.size}`;
-  const apps = await findAppsForOrg(sql, orgId, rows);
+  const links = rows.map(linkFromRow);
+  const apps = await findAppsForOrg(sql, orgId, links);
   return {
-    data: rows.map((r) => toLinkView(r, apps, { defaultShortDomain, includeAppId: false })),
+    data: links.map((l) => toLinkResponse(l, apps, { defaultShortDomain, includeAppId: false })),
     page: { size: req.size, number: req.page, totalElements, totalPages: Math.ceil(totalElements / req.size) },
   };
 }

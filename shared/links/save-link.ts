@@ -12,12 +12,12 @@ import { findActiveDomain, findPrimaryDomain } from '../domains/domain-repositor
 import type { Organization } from '../orgs/organization.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../orgs/plans.ts';
 import { consumeLinkSlot } from '../quotas/link-quota.ts';
-import { LINK_SELECT, type LinkRow, type StoredDeepLink } from './link-row.ts';
+import type { ChangeSource, DeepLink, Link } from './link.ts';
+import { findLinkByCode, lockLinkByCode } from './link-repository.ts';
 import { parseSaveLinkRequest, type DeepLinkRequest, type SaveLinkRequest } from './link-request.ts';
-import { toLinkView, type LinkView } from './link-view.ts';
+import { toLinkResponse, type LinkResponse } from './link-response.ts';
+import { linkWriteColumns, type LinkWrite } from './link-table.ts';
 import { generateShortCode, isReservedShortCode, isValidShortCode } from './short-code.ts';
-
-export type ChangeSource = 'INTERNAL' | 'EXTERNAL';
 
 export interface Actor {
   org: Organization;
@@ -36,17 +36,17 @@ export interface LinkServiceDeps {
 }
 
 export interface SaveOutcome {
-  view: LinkView;
+  view: LinkResponse;
   created: boolean;
 }
 
-async function resolveDeepLinks(sql: Sql, org: Organization, entries: readonly DeepLinkRequest[]): Promise<{ stored: StoredDeepLink[]; apps: Map<string, MobileApp> }> {
+async function resolveDeepLinks(sql: Sql, org: Organization, entries: readonly DeepLinkRequest[]): Promise<{ stored: DeepLink[]; apps: Map<string, MobileApp> }> {
   for (const e of entries) {
     if (e.mobileAppId === null || e.mobileAppId === undefined || e.mobileAppId.trim() === '') throw deepLinkRejected(e.mobileAppId ?? null);
   }
   const ids = entries.map((e) => e.mobileAppId as string);
   const apps = await findApps(sql, org.id, ids);
-  const stored = entries.map((e): StoredDeepLink => {
+  const stored = entries.map((e): DeepLink => {
     const app = apps.get(e.mobileAppId as string);
     if (!app || !app.active) throw deepLinkRejected(e.mobileAppId as string);
     return {
@@ -69,7 +69,7 @@ const keepBool = (incoming: boolean | null | undefined, current: boolean): boole
 interface Prepared {
   req: SaveLinkRequest;
   domainId: number | null | undefined;
-  deepLinks: StoredDeepLink[] | undefined;
+  deepLinks: DeepLink[] | undefined;
 }
 
 async function prepare(deps: LinkServiceDeps, actor: Actor, body: unknown): Promise<Prepared> {
@@ -92,51 +92,53 @@ async function prepare(deps: LinkServiceDeps, actor: Actor, body: unknown): Prom
   return { req, domainId, deepLinks };
 }
 
-async function insertLink(tx: Tx, actor: Actor, p: Prepared, code: string, defaultDomainId: number | null): Promise<LinkRow | null> {
+async function insertLink(tx: Tx, actor: Actor, p: Prepared, code: string, defaultDomainId: number | null): Promise<boolean> {
   const r = p.req;
-  const [row] = await tx<LinkRow[]>`
-    insert into links (org_id, short_code, url, short_link_name, domain_id, is_active, cloak_enabled,
-      utm_source, utm_medium, utm_campaign, enable_custom_metadata, custom_metadata_title,
-      custom_metadata_description, custom_metadata_image_url, deep_links,
-      created_by, updated_by, created_via, last_modified_via)
-    values (${actor.org.id}, ${code}, ${r.url}, ${r.shortLinkName ?? null}, ${p.domainId ?? defaultDomainId},
-      ${r.isActive ?? true}, ${r.cloakEnabled ?? false}, ${r.utmSource ?? null}, ${r.utmMedium ?? null},
-      ${r.utmCampaign ?? null}, ${r.enableCustomMetadata ?? false}, ${r.customMetadataTitle ?? null},
-      ${r.customMetadataDescription ?? null}, ${r.customMetadataImageUrl ?? null},
-      ${tx.json((p.deepLinks ?? []) as unknown as Parameters<Tx['json']>[0])},
-      ${actor.attribution}, ${actor.attribution}, ${actor.via}, ${actor.via})
-    on conflict (short_code) do nothing
-    returning id`;
-  return row ?? null;
+  const write: LinkWrite = {
+    orgId: actor.org.id,
+    shortCode: code,
+    url: r.url,
+    shortLinkName: r.shortLinkName ?? null,
+    domainId: p.domainId ?? defaultDomainId,
+    isActive: r.isActive ?? true,
+    cloakEnabled: r.cloakEnabled ?? false,
+    utmSource: r.utmSource ?? null,
+    utmMedium: r.utmMedium ?? null,
+    utmCampaign: r.utmCampaign ?? null,
+    enableCustomMetadata: r.enableCustomMetadata ?? false,
+    customMetadataTitle: r.customMetadataTitle ?? null,
+    customMetadataDescription: r.customMetadataDescription ?? null,
+    customMetadataImageUrl: r.customMetadataImageUrl ?? null,
+    deepLinks: p.deepLinks ?? [],
+    createdBy: actor.attribution,
+    updatedBy: actor.attribution,
+    createdVia: actor.via,
+    lastModifiedVia: actor.via,
+  };
+  const [row] = await tx`insert into links ${tx(linkWriteColumns(tx, write))} on conflict (short_code) do nothing returning id`;
+  return row !== undefined;
 }
 
-async function updateLink(tx: Tx, actor: Actor, p: Prepared, cur: LinkRow): Promise<void> {
+async function updateLink(tx: Tx, actor: Actor, p: Prepared, cur: Link): Promise<void> {
   const r = p.req;
-  await tx`
-    update links set
-      url = ${r.url},
-      short_link_name = ${keepOr(r.shortLinkName, cur.short_link_name)},
-      domain_id = ${p.domainId === undefined ? cur.domain_id : p.domainId},
-      is_active = ${keepBool(r.isActive, cur.is_active)},
-      cloak_enabled = ${keepBool(r.cloakEnabled, cur.cloak_enabled)},
-      utm_source = ${keepOr(r.utmSource, cur.utm_source)},
-      utm_medium = ${keepOr(r.utmMedium, cur.utm_medium)},
-      utm_campaign = ${keepOr(r.utmCampaign, cur.utm_campaign)},
-      enable_custom_metadata = ${keepBool(r.enableCustomMetadata, cur.enable_custom_metadata)},
-      custom_metadata_title = ${keepOr(r.customMetadataTitle, cur.custom_metadata_title)},
-      custom_metadata_description = ${keepOr(r.customMetadataDescription, cur.custom_metadata_description)},
-      custom_metadata_image_url = ${keepOr(r.customMetadataImageUrl, cur.custom_metadata_image_url)},
-      deep_links = ${tx.json((p.deepLinks ?? cur.deep_links) as unknown as Parameters<Tx['json']>[0])},
-      updated_at = clock_timestamp(),
-      updated_by = ${actor.attribution},
-      last_modified_via = ${actor.via}
-    where id = ${cur.id}`;
-}
-
-async function readLink(sql: Sql, code: string): Promise<LinkRow> {
-  const [row] = await sql.unsafe<LinkRow[]>(`${LINK_SELECT} where l.short_code = $1`, [code]);
-  if (!row) throw new AppError('SML001');
-  return row;
+  const write: LinkWrite = {
+    url: r.url,
+    shortLinkName: keepOr(r.shortLinkName, cur.shortLinkName),
+    domainId: p.domainId === undefined ? cur.domainId : p.domainId,
+    isActive: keepBool(r.isActive, cur.isActive),
+    cloakEnabled: keepBool(r.cloakEnabled, cur.cloakEnabled),
+    utmSource: keepOr(r.utmSource, cur.utmSource),
+    utmMedium: keepOr(r.utmMedium, cur.utmMedium),
+    utmCampaign: keepOr(r.utmCampaign, cur.utmCampaign),
+    enableCustomMetadata: keepBool(r.enableCustomMetadata, cur.enableCustomMetadata),
+    customMetadataTitle: keepOr(r.customMetadataTitle, cur.customMetadataTitle),
+    customMetadataDescription: keepOr(r.customMetadataDescription, cur.customMetadataDescription),
+    customMetadataImageUrl: keepOr(r.customMetadataImageUrl, cur.customMetadataImageUrl),
+    deepLinks: p.deepLinks ?? cur.deepLinks,
+    updatedBy: actor.attribution,
+    lastModifiedVia: actor.via,
+  };
+  await tx`update links set ${tx(linkWriteColumns(tx, write))}, updated_at = clock_timestamp() where id = ${cur.id}`;
 }
 
 export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknown): Promise<SaveOutcome> {
@@ -147,10 +149,10 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
   const { code, created } = await deps.sql.begin(async (tx) => {
     for (let attempt = 0; attempt < 8; attempt++) {
       const code = requested ?? generateShortCode();
-      const [existing] = await tx<LinkRow[]>`select * from links where short_code = ${code} for update`;
+      const existing = await lockLinkByCode(tx, code);
       if (existing) {
         if (requested === null) continue; // generated collision: draw again
-        if (existing.org_id !== actor.org.id) throw shortCodeRejected('TAKEN');
+        if (existing.orgId !== actor.org.id) throw shortCodeRejected('TAKEN');
         await updateLink(tx, actor, prepared, existing);
         return { code, created: false };
       }
@@ -172,7 +174,8 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
 
   await deps.publish({ kind: 'link', shortCode: code });
   deps.onDestinationSaved?.(prepared.req.url);
-  const row = await readLink(deps.sql, code);
-  const apps = await findAppsForOrg(deps.sql, actor.org.id, [row]);
-  return { view: toLinkView(row, apps, { defaultShortDomain: deps.defaultShortDomain, includeAppId: true }), created };
+  const link = await findLinkByCode(deps.sql, code);
+  if (!link) throw new AppError('SML001');
+  const apps = await findAppsForOrg(deps.sql, actor.org.id, [link]);
+  return { view: toLinkResponse(link, apps, { defaultShortDomain: deps.defaultShortDomain, includeAppId: true }), created };
 }

@@ -66,3 +66,13 @@ export async function findDemoOrganization(sql: Sql): Promise<Organization | nul
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where is_demo order by created_at limit 1`;
   return row ? organizationFromRow(row) : null;
 }
+
+const isUuid = (id: string): boolean => UUID.test(id);
+
+/** Organisations by id (redirect path: one query for many ids); ids that are not UUIDs match nothing. */
+export async function findOrganizationsByIds(sql: Sql, ids: readonly string[]): Promise<Map<string, Organization>> {
+  const valid = ids.filter(isUuid);
+  if (valid.length === 0) return new Map();
+  const rows = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = any(${valid}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, organizationFromRow(r)]));
+}

@@ -1,9 +1,11 @@
 // Invariant: effectivePreviewMetadata is, key by key, the link's custom value when the link
 // enables custom metadata and sets that key, else the value fetched from the destination's page.
 // Keys without a non-empty value are absent (the API omits nulls).
+import { z } from 'zod';
 
-export type PreviewKey = 'title' | 'description' | 'imageUrl';
-export type PreviewMetadata = Partial<Record<PreviewKey, string>>;
+export const previewMetadataSchema = z.strictObject({ title: z.string().optional(), description: z.string().optional(), imageUrl: z.string().optional() });
+export type PreviewMetadata = z.infer<typeof previewMetadataSchema>;
+export type PreviewKey = keyof PreviewMetadata;
 
 export interface PreviewOverrides {
   enableCustomMetadata: boolean;

@@ -4,9 +4,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
-import { hydrateOrg, type OrgRecord } from '../../redirector/cached-entities.ts';
+import type { Organization } from '../orgs/organization.ts';
+import { organizationOf } from '../../test/support/model-fixtures.ts';
+import { billingPeriod } from './billing-period.ts';
 import { MemoryClickCounterStore, RedisClickCounterStore, type ClickCounterStore } from './click-counter-store.ts';
-import { billingPeriodOf, ClickQuota, type UsageStore } from './click-quota.ts';
+import { ClickQuota, type UsageStore } from './click-quota.ts';
 import { seedOrg } from '../../test/support/seed.ts';
 import { addClickUsage, readClickUsage } from './usage-store.ts';
 
@@ -33,7 +35,7 @@ const stores: { name: string; make: () => ClickCounterStore | null }[] = [
   { name: 'redis store', make: () => (redis ? new RedisClickCounterStore(redis, prefix) : null) },
 ];
 
-async function admit(q: ClickQuota, org: OrgRecord): Promise<boolean> {
+async function admit(q: ClickQuota, org: Organization): Promise<boolean> {
   if (q.view(org, Date.now()) === undefined) await q.settle(org);
   // As the server does: view and record in one synchronous block.
   const v = q.viewAfterPrepare(org, Date.now());
@@ -41,7 +43,7 @@ async function admit(q: ClickQuota, org: OrgRecord): Promise<boolean> {
   return v.allowed;
 }
 
-const usageOf = async (orgId: string): Promise<number> => readClickUsage(db.sql, orgId, billingPeriodOf(Date.now()).periodStart);
+const usageOf = async (orgId: string): Promise<number> => readClickUsage(db.sql, orgId, billingPeriod(Date.now()).periodStart);
 
 for (const { name, make } of stores) {
   describe(name, () => {
@@ -49,7 +51,7 @@ for (const { name, make } of stores) {
       const store = make();
       if (!store) return ctx.skip();
       const orgId = await seedOrg(db.sql, 'FREE', 37);
-      const org = hydrateOrg({ id: orgId, plan: 'FREE', clicksPerMonthOverride: 37 });
+      const org = organizationOf(orgId, 'FREE', 37);
       const workers = Array.from({ length: 4 }, () => new ClickQuota({ store, usage, flushIntervalMs: 60_000 }));
       const results = await Promise.all(Array.from({ length: 200 }, (_, i) => admit(workers[i % 4]!, org)));
       expect(results.filter(Boolean)).toHaveLength(37);
@@ -63,7 +65,7 @@ for (const { name, make } of stores) {
       const store = make();
       if (!store) return ctx.skip();
       const orgId = await seedOrg(db.sql, 'FREE', 100);
-      const org = hydrateOrg({ id: orgId, plan: 'FREE', clicksPerMonthOverride: 100 });
+      const org = organizationOf(orgId, 'FREE', 100);
       const a = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
       const b = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
       expect(await admit(a, org)).toBe(true); // a leases a block, uses one click
@@ -80,7 +82,7 @@ for (const { name, make } of stores) {
       const store = make();
       if (!store) return ctx.skip();
       const orgId = await seedOrg(db.sql, 'BUSINESS', 3);
-      const org = hydrateOrg({ id: orgId, plan: 'BUSINESS', clicksPerMonthOverride: 3 });
+      const org = organizationOf(orgId, 'BUSINESS', 3);
       const q = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
       for (let i = 0; i < 10; i++) expect(q.view(org, Date.now())).toEqual({ allowed: true });
       for (let i = 0; i < 10; i++) q.record(org, Date.now());
@@ -94,8 +96,8 @@ for (const { name, make } of stores) {
       const store = make();
       if (!store) return ctx.skip();
       const orgId = await seedOrg(db.sql, 'FREE', 10);
-      await addClickUsage(db.sql, [{ orgId, periodStart: billingPeriodOf(Date.now()).periodStart, clicks: 8 }]);
-      const org = hydrateOrg({ id: orgId, plan: 'FREE', clicksPerMonthOverride: 10 });
+      await addClickUsage(db.sql, [{ orgId, periodStart: billingPeriod(Date.now()).periodStart, clicks: 8 }]);
+      const org = organizationOf(orgId, 'FREE', 10);
       const q = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
       const results = [];
       for (let i = 0; i < 5; i++) results.push(await admit(q, org));

@@ -10,21 +10,12 @@
 // leases held at that moment (<= 256 per worker) are forgotten: overshoot <= workers x 256 +
 // one flush interval of traffic. While the store is unreachable each worker admits at most
 // 1/workersHint of what Postgres says is left, per lease attempt.
-import type { Plan } from '../orgs/plans.ts';
-import type { OrgRecord } from '../../redirector/cached-entities.ts';
+import type { Organization } from '../orgs/organization.ts';
+import { isHardCapped } from '../orgs/plans.ts';
+import { billingPeriod, type BillingPeriod } from './billing-period.ts';
 import type { ClickCounterStore } from './click-counter-store.ts';
+import type { QuotaView } from './quota-view.ts';
 import type { UsageDelta, UsageTotal } from './usage-store.ts';
-
-export type QuotaView =
-  | { allowed: true }
-  | {
-      allowed: false;
-      currentClicks: number;
-      clicksLimit: number;
-      /** Unix seconds at which the current billing period ends. */
-      periodEnd: number;
-      plan: Plan;
-    };
 
 export interface UsageStore {
   add(deltas: readonly UsageDelta[]): Promise<UsageTotal[]>;
@@ -67,34 +58,18 @@ interface PeriodState {
   lastUseMs: number;
 }
 
-interface Period {
-  periodStart: string;
-  periodEnd: number;
-  startMs: number;
-  endMs: number;
-}
-
 const ALLOWED: QuotaView = Object.freeze({ allowed: true as const });
 const MAX_LEASE = 256;
 const EXHAUSTED_RECHECK_MS = 1_000;
 const IDLE_DROP_MS = 300_000;
 const MAX_SETTLE_ROUNDS = 100;
 
-export function billingPeriodOf(nowMs: number): Period {
-  const d = new Date(nowMs);
-  const y = d.getUTCFullYear();
-  const m = d.getUTCMonth();
-  const startMs = Date.UTC(y, m, 1);
-  const endMs = Date.UTC(y, m + 1, 1);
-  return { periodStart: `${y}-${String(m + 1).padStart(2, '0')}-01`, periodEnd: endMs / 1000, startMs, endMs };
-}
-
 export class ClickQuota {
   readonly #o: Required<Omit<ClickQuotaOptions, 'onFlush' | 'onError'>> & Pick<ClickQuotaOptions, 'onFlush' | 'onError'>;
   readonly #states = new Map<string, PeriodState>();
   /** The current period's states by organisation id (hot-path index into #states). */
   readonly #current = new Map<string, PeriodState>();
-  #period: Period = billingPeriodOf(Date.now());
+  #period: BillingPeriod = billingPeriod(Date.now());
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> | null = null;
 
@@ -108,8 +83,8 @@ export class ClickQuota {
   }
 
   /** The admission answer if it is known without I/O; undefined means: await prepare() first. */
-  view(org: OrgRecord, nowMs: number): QuotaView | undefined {
-    if (!org.hardCapped) return ALLOWED;
+  view(org: Organization, nowMs: number): QuotaView | undefined {
+    if (!isHardCapped(org.plan)) return ALLOWED;
     const s = this.#state(org, nowMs);
     if (s.storeLease + s.localLease > 0) return ALLOWED;
     if (nowMs < s.exhaustedUntilMs) return this.#exhausted(s, org);
@@ -117,8 +92,8 @@ export class ClickQuota {
   }
 
   /** Takes a lease from the store (one in flight per organisation and period). */
-  prepare(org: OrgRecord, nowMs: number): Promise<void> {
-    if (!org.hardCapped) return Promise.resolve();
+  prepare(org: Organization, nowMs: number): Promise<void> {
+    if (!isHardCapped(org.plan)) return Promise.resolve();
     const s = this.#state(org, nowMs);
     s.waiting++;
     s.leasing ??= this.#lease(s, org, nowMs).finally(() => {
@@ -133,22 +108,22 @@ export class ClickQuota {
    * Takes leases until the answer is known without I/O (granted, or the store says exhausted).
    * The caller must then call view() and record() in one synchronous block.
    */
-  async settle(org: OrgRecord): Promise<void> {
+  async settle(org: Organization): Promise<void> {
     for (let i = 0; i < MAX_SETTLE_ROUNDS && this.view(org, Date.now()) === undefined; i++) await this.prepare(org, Date.now());
   }
 
   /** After prepare()/settle(): the answer, treating a still-unknown state as exhausted. */
-  viewAfterPrepare(org: OrgRecord, nowMs: number): QuotaView {
+  viewAfterPrepare(org: Organization, nowMs: number): QuotaView {
     return this.view(org, nowMs) ?? this.#exhausted(this.#state(org, nowMs), org);
   }
 
   /** Counts one served click. Call synchronously after an allowed view(). */
-  record(org: OrgRecord, nowMs: number): void {
+  record(org: Organization, nowMs: number): void {
     const s = this.#state(org, nowMs);
     s.pendingDurable++;
     s.activeSinceFlush = true;
     s.lastUseMs = nowMs;
-    if (!org.hardCapped) {
+    if (!isHardCapped(org.plan)) {
       s.pendingStore++;
       return;
     }
@@ -183,10 +158,10 @@ export class ClickQuota {
     return n;
   }
 
-  #state(org: OrgRecord, nowMs: number): PeriodState {
+  #state(org: Organization, nowMs: number): PeriodState {
     let p = this.#period;
     if (nowMs >= p.endMs || nowMs < p.startMs) {
-      p = this.#period = billingPeriodOf(nowMs);
+      p = this.#period = billingPeriod(nowMs);
       this.#current.clear();
     }
     let s = this.#current.get(org.id);
@@ -196,7 +171,7 @@ export class ClickQuota {
         orgId: org.id,
         periodStart: p.periodStart,
         periodEnd: p.periodEnd,
-        hardCapped: org.hardCapped,
+        hardCapped: isHardCapped(org.plan),
         pendingDurable: 0,
         pendingStore: 0,
         storeLease: 0,
@@ -213,9 +188,9 @@ export class ClickQuota {
       this.#states.set(`${org.id}|${p.periodStart}`, s);
     }
     if (this.#current.get(org.id) !== s) this.#current.set(org.id, s);
-    if (s.hardCapped !== org.hardCapped) {
+    if (s.hardCapped !== isHardCapped(org.plan)) {
       // Plan changed: a lease held for a FREE plan goes back to the store at the next flush.
-      s.hardCapped = org.hardCapped;
+      s.hardCapped = isHardCapped(org.plan);
       s.pendingStore -= s.storeLease;
       s.storeLease = 0;
       s.localLease = 0;
@@ -224,18 +199,18 @@ export class ClickQuota {
     return s;
   }
 
-  #exhausted(s: PeriodState, org: OrgRecord): QuotaView {
+  #exhausted(s: PeriodState, org: Organization): QuotaView {
     return {
       allowed: false,
-      currentClicks: Math.min(org.clicksPerMonth, Math.max(s.total, s.durable ?? 0)),
-      clicksLimit: org.clicksPerMonth,
+      currentClicks: Math.min(org.limits.clicksPerMonth, Math.max(s.total, s.durable ?? 0)),
+      clicksLimit: org.limits.clicksPerMonth,
       periodEnd: s.periodEnd,
       plan: org.plan,
     };
   }
 
-  async #lease(s: PeriodState, org: OrgRecord, nowMs: number): Promise<void> {
-    const limit = org.clicksPerMonth;
+  async #lease(s: PeriodState, org: Organization, nowMs: number): Promise<void> {
+    const limit = org.limits.clicksPerMonth;
     if (s.durable === null) {
       try {
         s.durable = await this.#o.usage.read(s.orgId, s.periodStart);

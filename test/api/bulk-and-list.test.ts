@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bulkSaveResponseSchema, listResponseSchema } from '../../shared/links/link-response-schema.ts';
+import { bulkSaveResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
 import { bootApi, findNullPaths, type ApiFixture, type Org } from '../support/api-fixture.ts';
 
 type Link = { shortCode: string; url: string; smartLink: string; createdAt: string; shortLinkName?: string; createdVia: string };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { linkResponseSchema } from '../../shared/links/link-response-schema.ts';
+import { linkResponseSchema } from '../../shared/links/link-response.ts';
 import { formatPgInstant } from '../../shared/time/instant.ts';
 import { postgresBackends } from '../support/servers.ts';
 import { bootApi, findNullPaths, type ApiFixture, type Org } from '../support/api-fixture.ts';

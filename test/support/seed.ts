@@ -2,7 +2,8 @@
 // helpers return the ids they created and never read redirector state.
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../shared/db/database.ts';
-import type { DeepLinkEntry } from '../../redirector/cached-entities.ts';
+import type { Platform } from '../../shared/apps/platform.ts';
+import type { DeepLink } from '../../shared/links/link.ts';
 
 export async function seedOrg(sql: Sql, plan: 'FREE' | 'PRO' | 'BUSINESS' | 'ENTERPRISE' = 'PRO', clicksPerMonth: number | null = null): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
@@ -25,7 +26,7 @@ export interface SeedLink {
   customTitle?: string | null;
   customDescription?: string | null;
   customImageUrl?: string | null;
-  deepLinks?: DeepLinkEntry[];
+  deepLinks?: DeepLink[];
 }
 
 export const randomCode = (): string => `t${randomBytes(6).toString('hex')}`;
@@ -44,7 +45,7 @@ export async function seedLink(sql: Sql, l: SeedLink): Promise<{ id: string; sho
   return { id: row!.id, shortCode };
 }
 
-export async function seedApp(sql: Sql, orgId: string, platform: 'IOS' | 'ANDROID' | 'WEB', storeUrl: string): Promise<{ rowId: number; mobileAppId: string }> {
+export async function seedApp(sql: Sql, orgId: string, platform: Platform, storeUrl: string): Promise<{ rowId: number; mobileAppId: string }> {
   const mobileAppId = randomBytes(9).toString('base64').slice(0, 12).replace(/[^A-Za-z0-9+/]/g, 'A');
   const [row] = await sql<{ id: string }[]>`
     insert into mobile_apps (mobile_app_id, org_id, name, platform, store_url)

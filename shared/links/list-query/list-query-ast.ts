@@ -1,6 +1,7 @@
 // Invariant: a ListQueryNode is always a valid filter. Each comparison names a known field with
 // a value already checked against that field's type (boolean, or an upper-case ChangeSource), and
 // every AND/OR node has at least two operands, so no later stage has to re-validate it.
+import type { ChangeSource } from '../link.ts';
 
 /** The list DSL's fields with the type of value each one takes (names as the spec spells them). */
 export const LIST_QUERY_FIELDS = {
@@ -23,9 +24,6 @@ export type StringField = FieldsOfType<'string'>;
 export type BooleanField = FieldsOfType<'boolean'>;
 export type EnumField = FieldsOfType<'enum'>;
 
-/** Values of createdVia / lastModifiedVia (the spec's enum `ChangeSource`). */
-export const CHANGE_SOURCES = ['INTERNAL', 'EXTERNAL'] as const;
-export type ChangeSource = (typeof CHANGE_SOURCES)[number];
 
 export interface StringComparison {
   readonly kind: 'string';

@@ -11,15 +11,8 @@
 //           | bare run of characters up to whitespace or an unbalanced ')'
 import type { AppError } from '../../errors/app-error.ts';
 import { validationFailed } from '../../errors/domain-errors.ts';
-import {
-  CHANGE_SOURCES,
-  isBooleanField,
-  isEnumField,
-  isListQueryField,
-  type ChangeSource,
-  type ListQueryComparison,
-  type ListQueryNode,
-} from './list-query-ast.ts';
+import { CHANGE_SOURCES, type ChangeSource } from '../link.ts';
+import { isBooleanField, isEnumField, isListQueryField, type ListQueryComparison, type ListQueryNode } from './list-query-ast.ts';
 
 /** Deepest parenthesis nesting accepted; deeper input is a VE001, never a stack overflow. */
 export const MAX_LIST_QUERY_DEPTH = 32;

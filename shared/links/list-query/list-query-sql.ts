@@ -4,6 +4,7 @@
 //   from links l left join domains d on d.id = l.domain_id and d.active
 import type postgres from 'postgres';
 import type { Sql } from '../../db/database.ts';
+import { linkColumn } from '../link-table.ts';
 import type { BooleanField, EnumField, ListQueryNode, StringField } from './list-query-ast.ts';
 
 export type ListQueryFragment = postgres.PendingQuery<postgres.Row[]>;
@@ -16,28 +17,8 @@ export interface ListQueryContext {
 type ColumnField = Exclude<StringField, 'smartLink'> | BooleanField | EnumField;
 
 function column(sql: Sql, field: ColumnField): ListQueryFragment {
-  switch (field) {
-    case 'url':
-      return sql`l.url`;
-    case 'shortCode':
-      return sql`l.short_code`;
-    case 'shortLinkName':
-      return sql`l.short_link_name`;
-    case 'createdBy':
-      return sql`l.created_by`;
-    case 'updatedBy':
-      return sql`l.updated_by`;
-    case 'isActive':
-      return sql`l.is_active`;
-    case 'enableCustomMetadata':
-      return sql`l.enable_custom_metadata`;
-    case 'cloakEnabled':
-      return sql`l.cloak_enabled`;
-    case 'createdVia':
-      return sql`l.created_via`;
-    case 'lastModifiedVia':
-      return sql`l.last_modified_via`;
-  }
+  // The column names are the fixed constants of link-table.ts, never request text.
+  return sql.unsafe(`l.${linkColumn(field)}`);
 }
 
 /**
