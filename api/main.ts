@@ -11,7 +11,7 @@ import { startApi } from './start-api.ts';
 
 const config = loadConfigOrExit(apiSchema);
 const log = (m: string) => process.stderr.write(`[api] ${m}\n`);
-const backends = await openBackends(config, log);
+const backends = await openBackends(config, log, { relayOutbox: true });
 // Analytics reads go straight to ClickHouse; chDB's embedded store belongs to `npm start` alone.
 // No schema work here (the ingest process ensures it), so a ClickHouse outage never stops the API.
 const store = config.CLICKHOUSE_URL
@@ -20,7 +20,7 @@ const store = config.CLICKHOUSE_URL
 if (!store) log('CLICKHOUSE_URL is not set: the analytics endpoints answer 500 SML001');
 const api = await startApi(backends, {
   analytics: store ? storeAnalyticsReads(store) : undefined,
-  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, bus: backends.bus, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
+  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
   port: config.API_PORT,
   host: config.API_HOST,
   defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,

@@ -1,6 +1,7 @@
 // Invariant: the admin command line does what the spec calls dashboard-only, against the same
-// DATA_DIR / DATABASE_URL as the server (attaching to a running embedded cluster), and publishes
-// the invalidation every change needs. With --json it prints exactly one JSON object on stdout;
+// DATA_DIR / DATABASE_URL as the server (attaching to a running embedded cluster). It needs no
+// bus: every change queues its invalidation in the outbox in its own transaction, and the
+// running servers' relays publish it. With --json it prints exactly one JSON object on stdout;
 // any error exits non-zero with one line on stderr.
 import { parseArgs } from 'node:util';
 import { registerApp, removeApp, updateStoreUrl } from '../shared/apps/mobile-app-repository.ts';
@@ -98,7 +99,6 @@ async function run(b: Backends, command: string, values: Values): Promise<Result
     }
     case 'org set-plan': {
       const o = await setPlan(sql, need(values, 'org'), plan(need(values, 'plan')));
-      await b.bus.publish({ kind: 'org', orgId: o.id });
       return { json: orgJson(o), text: `organisation ${o.id} is now on ${o.plan}` };
     }
     case 'org set-limits': {
@@ -109,12 +109,10 @@ async function run(b: Backends, command: string, values: Values): Promise<Result
         analyticsPerMin: limit(values, 'analytics-per-min'),
         exportPerMin: limit(values, 'export-per-min'),
       });
-      await b.bus.publish({ kind: 'org', orgId: o.id });
       return { json: orgJson(o), text: `limits of ${o.id}: ${JSON.stringify(o.limits)}` };
     }
     case 'org suspend': {
       const o = await setSuspended(sql, need(values, 'org'), values.off !== true);
-      await b.bus.publish({ kind: 'org', orgId: o.id });
       return { json: orgJson(o), text: `organisation ${o.id} ${o.suspended ? 'suspended' : 'active'}` };
     }
     case 'key create': {
@@ -144,29 +142,25 @@ async function run(b: Backends, command: string, values: Values): Promise<Result
     }
     case 'app update': {
       const a = await updateStoreUrl(sql, need(values, 'org'), need(values, 'app'), storeUrl(need(values, 'store-url')));
-      await b.bus.publish({ kind: 'app', mobileAppId: a.mobileAppId });
       return { json: a, text: `app ${a.mobileAppId} store URL set` };
     }
     case 'app remove': {
       const a = await removeApp(sql, need(values, 'org'), need(values, 'app'));
-      await b.bus.publish({ kind: 'app', mobileAppId: a.mobileAppId });
       return { json: a, text: `app ${a.mobileAppId} removed (inactive)` };
     }
     case 'domain add': {
       const d = await addDomain(sql, await orgOf(), need(values, 'host'), values.primary === true);
-      await b.bus.publish({ kind: 'domain', host: d.host });
       return { json: d, text: `domain ${d.host}${d.isPrimary ? ' (primary)' : ''} added` };
     }
     case 'domain remove': {
       const d = await removeDomain(sql, need(values, 'org'), need(values, 'host'));
-      await b.bus.publish({ kind: 'domain', host: d.host });
       return { json: d, text: `domain ${d.host} removed` };
     }
     case 'link create': {
       const by = need(values, 'by');
       if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(by)) throw new UsageError('--by must be an e-mail address');
       const { view } = await saveLink(
-        { sql, defaultShortDomain: DEFAULT_SHORT_DOMAIN, publish: (m) => b.bus.publish(m), now: Date.now },
+        { sql, defaultShortDomain: DEFAULT_SHORT_DOMAIN, now: Date.now },
         { org: await orgOf(), attribution: by, via: 'INTERNAL' },
         { url: need(values, 'url') },
       );

@@ -17,7 +17,7 @@ const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
 const log = (m: string) => process.stderr.write(`[start] ${m}\n`);
 const closers: Closer[] = [];
 
-const backends = await openBackends(config, debug ? (m) => log(`postgres: ${m}`) : () => {});
+const backends = await openBackends(config, debug ? (m) => log(`postgres: ${m}`) : () => {}, { relayOutbox: true });
 closers.push(backends.close);
 log(config.DATABASE_URL ? 'Postgres: DATABASE_URL' : `Postgres: embedded in ${config.DATA_DIR}/postgres`);
 // Before any listener opens, so the key is printed by the time the service answers.
@@ -48,7 +48,7 @@ log(config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in 
 
 const api = await startApi(backends, {
   analytics: storeAnalyticsReads(pipeline.store),
-  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, bus: backends.bus, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
+  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
   port: config.API_PORT,
   host: config.API_HOST,
   defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,

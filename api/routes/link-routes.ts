@@ -17,7 +17,6 @@ export function linkServiceDeps(deps: ApiDeps): LinkServiceDeps {
   return {
     sql: deps.sql,
     defaultShortDomain: deps.defaultShortDomain,
-    publish: (m) => deps.bus.publish(m),
     onDestinationSaved: deps.onDestinationSaved,
     now: deps.now,
   };

@@ -1,7 +1,9 @@
 // Invariant: mobile apps are never deleted, only deactivated; mobileAppId is 12 characters of
-// [A-Za-z0-9+/] from a CSPRNG and is passed verbatim everywhere (never URL-encoded or split).
+// [A-Za-z0-9+/] from a CSPRNG and is passed verbatim everywhere (never URL-encoded or split). A
+// change of an existing app commits together with its app invalidation in the outbox.
 import { randomInt } from 'node:crypto';
-import type { Sql } from '../db/database.ts';
+import type { Sql, Tx } from '../db/database.ts';
+import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Platform } from './platform.ts';
 
@@ -58,20 +60,25 @@ export async function registerApp(sql: Sql, input: { orgId: string; name: string
   throw new Error('could not allocate a unique mobileAppId');
 }
 
-export async function updateStoreUrl(sql: Sql, orgId: string, mobileAppId: string, storeUrl: string): Promise<MobileApp> {
-  const [row] = await sql<AppRow[]>`
+export function updateStoreUrl(sql: Sql, orgId: string, mobileAppId: string, storeUrl: string): Promise<MobileApp> {
+  return changeApp(sql, orgId, mobileAppId, (tx) => tx<AppRow[]>`
     update mobile_apps set store_url = ${storeUrl}, updated_at = now()
-    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`;
-  if (!row) throw appNotFound(mobileAppId);
-  return fromRow(row);
+    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`);
 }
 
-export async function removeApp(sql: Sql, orgId: string, mobileAppId: string): Promise<MobileApp> {
-  const [row] = await sql<AppRow[]>`
+export function removeApp(sql: Sql, orgId: string, mobileAppId: string): Promise<MobileApp> {
+  return changeApp(sql, orgId, mobileAppId, (tx) => tx<AppRow[]>`
     update mobile_apps set active = false, updated_at = now()
-    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`;
-  if (!row) throw appNotFound(mobileAppId);
-  return fromRow(row);
+    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`);
+}
+
+function changeApp(sql: Sql, orgId: string, mobileAppId: string, update: (tx: Tx) => Promise<AppRow[]>): Promise<MobileApp> {
+  return sql.begin(async (tx) => {
+    const [row] = await update(tx);
+    if (!row) throw appNotFound(mobileAppId);
+    await enqueueInvalidations(tx, [{ kind: 'app', mobileAppId: row.mobile_app_id }]);
+    return fromRow(row);
+  }) as Promise<MobileApp>;
 }
 
 /** Apps of the organisation with these ids (active or not), keyed by mobileAppId. */

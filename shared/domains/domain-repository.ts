@@ -1,7 +1,9 @@
 // Invariant: a host is active for at most one organisation at a time, and an organisation has at
 // most one active primary domain. Removing a domain deactivates it; links keep their domain_id and
-// fall back to the default short domain when read.
+// fall back to the default short domain when read. Adding or removing a domain commits together
+// with its domain invalidation in the outbox.
 import type { Sql } from '../db/database.ts';
+import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import { AppError } from '../errors/app-error.ts';
 import { quotaExceeded } from '../errors/domain-errors.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
@@ -41,17 +43,21 @@ export async function addDomain(sql: Sql, org: Organization, hostInput: string, 
     if (primary) await tx`update domains set is_primary = false where org_id = ${org.id} and active and is_primary`;
     const [row] = await tx<DomainRow[]>`
       insert into domains (org_id, host, is_primary) values (${org.id}, ${host}, ${primary}) returning *`;
+    await enqueueInvalidations(tx, [{ kind: 'domain', host }]);
     return fromRow(row!);
   }) as Promise<Domain>;
 }
 
 export async function removeDomain(sql: Sql, orgId: string, hostInput: string): Promise<Domain> {
   const host = normalizeHost(hostInput);
-  const [row] = await sql<DomainRow[]>`
-    update domains set active = false, is_primary = false, removed_at = now()
-    where org_id = ${orgId} and host = ${host} and active returning *`;
-  if (!row) throw new AppError('EN001', `Domain '${host}' not found`);
-  return fromRow(row);
+  return sql.begin(async (tx) => {
+    const [row] = await tx<DomainRow[]>`
+      update domains set active = false, is_primary = false, removed_at = now()
+      where org_id = ${orgId} and host = ${host} and active returning *`;
+    if (!row) throw new AppError('EN001', `Domain '${host}' not found`);
+    await enqueueInvalidations(tx, [{ kind: 'domain', host }]);
+    return fromRow(row);
+  }) as Promise<Domain>;
 }
 
 export async function findActiveDomain(sql: Sql, orgId: string, hostInput: string): Promise<Domain | null> {

@@ -1,10 +1,10 @@
 // Invariant: every create or update of a link, from the API or the admin CLI, goes through
 // saveLink: validate → check references (domain, apps) → check plan features → one transaction
-// (TAKEN/RESERVED, quota, write) → publish the invalidation after commit. Updates merge: only the
-// members the request carries change; `url` is always required.
+// (TAKEN/RESERVED, quota, write, and the link's invalidation queued in the outbox). Updates merge:
+// only the members the request carries change; `url` is always required.
 import { findAppsForOrg } from '../apps/find-apps-for-org.ts';
 import { findApps, type MobileApp } from '../apps/mobile-app-repository.ts';
-import type { Invalidation } from '../bus/invalidation-bus.ts';
+import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Sql, Tx } from '../db/database.ts';
 import { AppError, AppErrorList } from '../errors/app-error.ts';
 import { customDomainInactive, deepLinkRejected, featureNotAvailable, shortCodeRejected } from '../errors/domain-errors.ts';
@@ -29,7 +29,6 @@ export interface Actor {
 export interface LinkServiceDeps {
   sql: Sql;
   defaultShortDomain: string;
-  publish(message: Invalidation): Promise<void>;
   /** Called after a committed save with the destination URL, to refresh its preview in the background. */
   onDestinationSaved?(url: string): void;
   now(): number;
@@ -154,12 +153,15 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
         if (requested === null) continue; // generated collision: draw again
         if (existing.orgId !== actor.org.id) throw shortCodeRejected('TAKEN');
         await updateLink(tx, actor, prepared, existing);
+        await enqueueInvalidations(tx, [{ kind: 'link', shortCode: code }]);
         return { code, created: false };
       }
       if (requested !== null && isReservedShortCode(code)) throw shortCodeRejected('RESERVED');
       if (await insertLink(tx, actor, prepared, code, primary?.id ?? null)) {
         // After the insert, so a lost race never counts twice; a refused slot rolls the insert back.
         await consumeLinkSlot(tx, actor.org, deps.now());
+        // A negative cache entry of this code (an earlier visit) must go too.
+        await enqueueInvalidations(tx, [{ kind: 'link', shortCode: code }]);
         return { code, created: true };
       }
       if (requested !== null) {
@@ -172,7 +174,6 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
     throw new Error('could not allocate a unique short code');
   });
 
-  await deps.publish({ kind: 'link', shortCode: code });
   deps.onDestinationSaved?.(prepared.req.url);
   const link = await findLinkByCode(deps.sql, code);
   if (!link) throw new AppError('SML001');

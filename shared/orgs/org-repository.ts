@@ -1,6 +1,9 @@
-// Invariant: organisations are created and changed only here; every change returns the updated
-// Organization so callers can publish the matching invalidation.
+// Invariant: organisations are created and changed only here; every change that a redirect
+// depends on (plan, limits, suspension) commits together with its organisation invalidation in
+// the outbox.
 import type { Sql } from '../db/database.ts';
+import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
+import type { Tx } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from './organization.ts';
 import type { LimitOverrides, Plan } from './plans.ts';
@@ -27,39 +30,53 @@ export async function createOrganization(sql: Sql, input: { name: string; plan: 
   return organizationFromRow(row!);
 }
 
-export async function getOrganization(sql: Sql, id: string): Promise<Organization> {
+export async function getOrganization(sql: Sql | Tx, id: string): Promise<Organization> {
   if (!UUID.test(id)) throw orgNotFound(id);
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
   if (!row) throw orgNotFound(id);
   return organizationFromRow(row);
 }
 
-export async function setPlan(sql: Sql, id: string, plan: Plan): Promise<Organization> {
-  await getOrganization(sql, id);
-  const [row] = await sql<OrganizationRow[]>`update organizations set plan = ${plan} where id = ${id} returning ${sql.unsafe(ORG_COLUMNS)}`;
-  return organizationFromRow(row!);
+/** Runs one change of organisation `id` in a transaction that also queues its invalidation. */
+function changeOrganization(sql: Sql, id: string, change: (tx: Tx, current: Organization) => Promise<OrganizationRow | undefined>): Promise<Organization> {
+  return sql.begin(async (tx) => {
+    const current = await getOrganization(tx, id);
+    const row = await change(tx, current);
+    if (!row) throw orgNotFound(id);
+    await enqueueInvalidations(tx, [{ kind: 'org', orgId: id }]);
+    return organizationFromRow(row);
+  }) as Promise<Organization>;
 }
 
-export async function setSuspended(sql: Sql, id: string, suspended: boolean): Promise<Organization> {
-  await getOrganization(sql, id);
-  const [row] = await sql<OrganizationRow[]>`update organizations set suspended = ${suspended} where id = ${id} returning ${sql.unsafe(ORG_COLUMNS)}`;
-  return organizationFromRow(row!);
+export function setPlan(sql: Sql, id: string, plan: Plan): Promise<Organization> {
+  return changeOrganization(sql, id, async (tx) => {
+    const [row] = await tx<OrganizationRow[]>`update organizations set plan = ${plan} where id = ${id} returning ${tx.unsafe(ORG_COLUMNS)}`;
+    return row;
+  });
+}
+
+export function setSuspended(sql: Sql, id: string, suspended: boolean): Promise<Organization> {
+  return changeOrganization(sql, id, async (tx) => {
+    const [row] = await tx<OrganizationRow[]>`update organizations set suspended = ${suspended} where id = ${id} returning ${tx.unsafe(ORG_COLUMNS)}`;
+    return row;
+  });
 }
 
 /** Sets the given overrides; undefined keeps one, null clears it back to the plan default. */
-export async function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverrides]?: number | null }): Promise<Organization> {
-  const current = await getOrganization(sql, id);
-  const pick = (k: keyof LimitOverrides) => (limits[k] === undefined ? (current.overrides[k] ?? null) : limits[k]);
-  const [row] = await sql<OrganizationRow[]>`
-    update organizations set
-      links_per_month = ${pick('linksPerMonth')},
-      clicks_per_month = ${pick('clicksPerMonth')},
-      crud_per_min = ${pick('crudPerMin')},
-      analytics_per_min = ${pick('analyticsPerMin')},
-      export_per_min = ${pick('exportPerMin')}
-    where id = ${id}
-    returning ${sql.unsafe(ORG_COLUMNS)}`;
-  return organizationFromRow(row!);
+export function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverrides]?: number | null }): Promise<Organization> {
+  return changeOrganization(sql, id, async (tx, current) => {
+    const pick = (k: keyof LimitOverrides) => (limits[k] === undefined ? (current.overrides[k] ?? null) : limits[k]);
+    const [row] = await tx<OrganizationRow[]>`
+      update organizations set
+        links_per_month = ${pick('linksPerMonth')},
+        clicks_per_month = ${pick('clicksPerMonth')},
+        crud_per_min = ${pick('crudPerMin')},
+        analytics_per_min = ${pick('analyticsPerMin')},
+        export_per_min = ${pick('exportPerMin')}
+      where id = ${id}
+      returning ${tx.unsafe(ORG_COLUMNS)}`;
+    return row;
+  });
 }
 
 export async function findDemoOrganization(sql: Sql): Promise<Organization | null> {

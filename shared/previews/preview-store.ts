@@ -1,7 +1,7 @@
 // Invariant: destination_previews holds at most one row per destination URL: the last
 // successful fetch (or an empty row when no fetch of that URL ever succeeded). A failed fetch
 // never overwrites values a successful one stored.
-import type { Sql } from '../db/database.ts';
+import type { Sql, Tx } from '../db/database.ts';
 
 export interface StoredPreview {
   url: string;
@@ -44,7 +44,7 @@ export async function previewIsFresh(sql: Sql, url: string, maxAgeMs: number): P
 }
 
 export async function storePreview(
-  sql: Sql,
+  sql: Sql | Tx,
   url: string,
   values: { title: string | null; description: string | null; imageUrl: string | null; frameRefused: boolean },
 ): Promise<void> {
@@ -62,7 +62,7 @@ export async function storeFailedAttempt(sql: Sql, url: string): Promise<void> {
     on conflict (url) do update set fetched_at = excluded.fetched_at`;
 }
 
-export async function shortCodesForUrl(sql: Sql, url: string): Promise<string[]> {
+export async function shortCodesForUrl(sql: Sql | Tx, url: string): Promise<string[]> {
   const rows = await sql<{ short_code: string }[]>`select short_code from links where url = ${url}`;
   return rows.map((r) => r.short_code);
 }

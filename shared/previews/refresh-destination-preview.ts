@@ -1,16 +1,15 @@
 // Invariant: refreshing a destination's preview runs in the background and never throws at the
 // caller: at most one fetch per URL is in flight in a process, a URL fetched less than maxAgeMs
 // ago is not fetched again, and when the visible preview (title, description, image, framing)
-// changed, a link invalidation is published for every short code whose destination is that URL,
-// after the row is written, so redirectors reload it.
-import type { InvalidationBus } from '../bus/invalidation-bus.ts';
+// changed, a link invalidation for every short code whose destination is that URL is queued in
+// the outbox in the transaction that writes the row, so redirectors reload it.
+import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Sql } from '../db/database.ts';
 import { fetchPreview, type PreviewFetchOptions } from './preview-fetcher.ts';
 import { loadPreview, previewIsFresh, shortCodesForUrl, storeFailedAttempt, storePreview, type StoredPreview } from './preview-store.ts';
 
 export interface PreviewRefreshDeps {
   sql: Sql;
-  bus: InvalidationBus;
   /** PREVIEW_ALLOW_PRIVATE (tests only). */
   allowPrivate?: boolean;
   fetchOptions?: Omit<PreviewFetchOptions, 'allowPrivate'>;
@@ -40,10 +39,12 @@ async function refresh(deps: PreviewRefreshDeps, url: string): Promise<PreviewRe
     return 'failed';
   }
   const values = { title: fetched.title, description: fetched.description, imageUrl: fetched.imageUrl, frameRefused: fetched.frameRefused };
-  await storePreview(deps.sql, url, values);
-  if (visible(before) === visible(values)) return 'unchanged';
-  for (const shortCode of await shortCodesForUrl(deps.sql, url)) await deps.bus.publish({ kind: 'link', shortCode });
-  return 'changed';
+  const changed = visible(before) !== visible(values);
+  await deps.sql.begin(async (tx) => {
+    await storePreview(tx, url, values);
+    if (changed) await enqueueInvalidations(tx, (await shortCodesForUrl(tx, url)).map((shortCode) => ({ kind: 'link' as const, shortCode })));
+  });
+  return changed ? 'changed' : 'unchanged';
 }
 
 /**

@@ -1,19 +1,19 @@
 // Invariant: the background refresh is tested end to end: a real local destination server, a
-// migrated test database, and a redirector whose cache must pick the new preview up through the
-// link invalidations the refresh publishes.
+// migrated test database, the outbox relay, and a redirector whose cache must pick the new
+// preview up through the link invalidations the refresh queues.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MemoryHitSink } from '../analytics/events/memory-hit-sink.ts';
-import { createRedirectorServer, type RedirectorServer } from '../../redirector/redirector-server.ts';
-import { send, until } from '../../test/support/http-request.ts';
-import { seedLink, seedOrg } from '../../test/support/seed.ts';
-import { createTestDatabase, type TestDatabase } from '../../test/support/servers.ts';
-import type { Invalidation } from '../bus/invalidation-bus.ts';
-import { MemoryInvalidationBus } from '../bus/memory-invalidation-bus.ts';
-import { effectivePreviewMetadata } from './effective-preview-metadata.ts';
-import { loadPreview } from './preview-store.ts';
-import { refreshDestinationPreview } from './refresh-destination-preview.ts';
+import { createRedirectorServer, type RedirectorServer } from '../redirector/redirector-server.ts';
+import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
+import type { Invalidation } from '../shared/bus/invalidation-bus.ts';
+import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
+import { OutboxRelay } from '../shared/bus/outbox-relay.ts';
+import { loadPreview } from '../shared/previews/preview-store.ts';
+import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
+import { send, until } from './support/http-request.ts';
+import { seedLink, seedOrg } from './support/seed.ts';
+import { createTestDatabase, type TestDatabase } from './support/servers.ts';
 
 let db: TestDatabase;
 let bus: MemoryInvalidationBus;
@@ -22,12 +22,15 @@ let destination: Server;
 let base: string;
 let page = { title: 'First title', xfo: '' };
 let redirector: RedirectorServer;
+let relay: OutboxRelay;
 
 beforeAll(async () => {
   db = await createTestDatabase(inject('embeddedPgUrl'));
   bus = new MemoryInvalidationBus();
   published = [];
   await bus.subscribe((m) => published.push(m));
+  relay = new OutboxRelay({ sql: db.sql, bus });
+  await relay.start();
   destination = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html', ...(page.xfo ? { 'x-frame-options': page.xfo } : {}) });
     res.end(`<html><head><meta property="og:title" content="${page.title}"><meta property="og:image" content="/og.png"></head></html>`);
@@ -45,20 +48,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await redirector?.close();
+  await relay?.stop();
   destination?.closeAllConnections();
   await new Promise((r) => destination?.close(r));
   await bus?.close();
   await db?.drop();
-});
-
-describe('effectivePreviewMetadata', () => {
-  const link = { enableCustomMetadata: true, customMetadataTitle: 'Custom', customMetadataDescription: null, customMetadataImageUrl: '' };
-  const fetched = { title: 'Fetched', description: 'Fetched desc', imageUrl: 'https://i.example/a.png' };
-  it('custom values where enabled and set, fetched values otherwise; empty keys absent', () => {
-    expect(effectivePreviewMetadata(link, fetched)).toEqual({ title: 'Custom', description: 'Fetched desc', imageUrl: 'https://i.example/a.png' });
-    expect(effectivePreviewMetadata({ ...link, enableCustomMetadata: false }, fetched)).toEqual(fetched);
-    expect(effectivePreviewMetadata({ ...link, enableCustomMetadata: false }, null)).toEqual({});
-  });
 });
 
 describe('refreshDestinationPreview', () => {
@@ -72,14 +66,16 @@ describe('refreshDestinationPreview', () => {
     expect((await send(redirector.port, `/${a.shortCode}`, crawler)).text).not.toContain('First title');
     expect((await send(redirector.port, `/${a.shortCode}`)).status).toBe(200);
 
-    const deps = { sql: db.sql, bus, allowPrivate: true, maxAgeMs: 0 };
+    const deps = { sql: db.sql, allowPrivate: true, maxAgeMs: 0 };
     expect(await refreshDestinationPreview(deps, url)).toBe('changed');
+    await relay.flush();
     expect(await loadPreview(db.sql, url)).toMatchObject({ title: 'First title', imageUrl: `${base}/og.png`, frameRefused: false });
     expect(published).toEqual(expect.arrayContaining([{ kind: 'link', shortCode: a.shortCode }, { kind: 'link', shortCode: b.shortCode }]));
     await until(async () => (await send(redirector.port, `/${b.shortCode}`, crawler)).text.includes('content="First title"'), 1_000);
 
     published.length = 0;
     expect(await refreshDestinationPreview(deps, url)).toBe('unchanged');
+    await relay.flush();
     expect(published).toEqual([]);
 
     // The destination starts refusing framing: the cloaked link becomes a plain redirect.
@@ -90,14 +86,14 @@ describe('refreshDestinationPreview', () => {
 
   it('refuses private destinations unless allowed, keeps earlier values on failure, skips fresh rows, shares in-flight fetches', async () => {
     const url = `${base}/private`;
-    expect(await refreshDestinationPreview({ sql: db.sql, bus, maxAgeMs: 0 }, url)).toBe('failed');
+    expect(await refreshDestinationPreview({ sql: db.sql, maxAgeMs: 0 }, url)).toBe('failed');
     expect(await loadPreview(db.sql, url)).toMatchObject({ title: null, frameRefused: false });
 
     page = { title: 'Kept', xfo: '' };
-    const deps = { sql: db.sql, bus, allowPrivate: true, maxAgeMs: 0 };
+    const deps = { sql: db.sql, allowPrivate: true, maxAgeMs: 0 };
     const [x, y] = await Promise.all([refreshDestinationPreview(deps, url), refreshDestinationPreview(deps, url)]);
     expect([x, y]).toEqual(['changed', 'changed']); // one fetch, one answer for both callers
-    expect(await refreshDestinationPreview({ sql: db.sql, bus, maxAgeMs: 0 }, url)).toBe('failed');
+    expect(await refreshDestinationPreview({ sql: db.sql, maxAgeMs: 0 }, url)).toBe('failed');
     expect((await loadPreview(db.sql, url))?.title).toBe('Kept');
     expect(await refreshDestinationPreview({ ...deps, maxAgeMs: 60_000 }, url)).toBe('fresh');
   });
