@@ -1,19 +1,17 @@
 // Invariant: the API process receives every backend through this one object, built once at
 // start; route code never constructs a client or reads configuration itself.
-import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
+import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { Sql } from '../shared/db/database.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
-import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 
 export interface ApiDeps {
   sql: Sql;
-  bus: InvalidationBus;
   rateLimiter: RateLimiter;
   defaultShortDomain: string;
   logLevel: string;
   now(): number;
   /** Background refresh of a destination's preview metadata after a save. */
   onDestinationSaved?(url: string): void;
-  /** The analytics read side (browse, sync, export); absent = analytics routes answer 500 SML001. */
-  analytics?: AnalyticsReads;
+  /** The analytics read side (browse, sync, export). */
+  analytics: AnalyticsReads;
 }

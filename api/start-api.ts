@@ -1,31 +1,26 @@
-// Invariant: starting the API means: build the Fastify app on the given backends and listen; the
+// Invariant: starting the API means: wire the Fastify app to the ports the composition root
+// opened (Postgres, the rate limiter, the analytics store, the preview store) and listen; the
 // returned closer stops accepting and drains in-flight requests.
-import type { Backends } from '../shared/runtime/backends.ts';
-import type { ApiDeps } from './api-deps.ts';
+import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
+import type { ApiConfig } from '../shared/config/config.ts';
+import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
+import type { Backends } from '../shared/runtime/open-backends.ts';
 import { buildApi } from './build-api.ts';
 
-export interface ApiOptions {
-  port: number;
-  host: string;
-  defaultShortDomain: string;
-  logLevel: string;
-  onDestinationSaved?: ApiDeps['onDestinationSaved'];
-  analytics?: ApiDeps['analytics'];
-}
-
-export async function startApi(backends: Backends, opts: ApiOptions): Promise<{ port: number; close(): Promise<void> }> {
+export async function startApi(backends: Backends, config: ApiConfig, log: (m: string) => void): Promise<{ port: number; close(): Promise<void> }> {
+  const { store } = await backends.analytics();
+  const previews = { previews: backends.previewStore, allowPrivate: config.PREVIEW_ALLOW_PRIVATE, onError: (err: unknown, url: string) => log(`preview of ${url}: ${err instanceof Error ? err.message : String(err)}`) };
   const app = buildApi({
     sql: backends.db.sql,
-    bus: backends.bus,
     rateLimiter: backends.rateLimiter,
-    defaultShortDomain: opts.defaultShortDomain,
-    logLevel: opts.logLevel,
+    defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
+    logLevel: config.LOG_LEVEL,
     now: Date.now,
-    onDestinationSaved: opts.onDestinationSaved,
-    analytics: opts.analytics,
+    onDestinationSaved: (url) => void refreshDestinationPreview(previews, url),
+    analytics: storeAnalyticsReads(store),
   });
-  await app.listen({ port: opts.port, host: opts.host });
+  await app.listen({ port: config.API_PORT, host: config.API_HOST });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const port = typeof address === 'object' && address ? address.port : config.API_PORT;
   return { port, close: () => app.close() };
 }

@@ -19,6 +19,7 @@ import type { BrowseRequest, EventFilters, ExportFormat, SyncRequest } from '../
 import { AnalyticsStore, filterFlags, filterParams } from '../shared/analytics/store/analytics-store.ts';
 import { browseSql, exportSql, INSERT_COLUMNS, insertSettings, syncSql, toInsertRow } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
 import { EVENTS_TABLE } from '../shared/analytics/clickhouse/events-table.ts';
+import { ChdbTransport } from '../shared/analytics/clickhouse/chdb-transport.ts';
 import type { QueryParams } from '../shared/analytics/clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../shared/analytics/enrichment/enrich-hit.ts';
 import { localDayRangeMicros } from '../shared/analytics/reads/local-day-range.ts';
@@ -845,7 +846,8 @@ export async function runAnalyticsBench(config: AnalyticsBenchConfig): Promise<A
   let raw: Session | null = null;
   let rawStream: Session | null = null;
   try {
-    store = await AnalyticsStore.openEmbedded(dir);
+    store = new AnalyticsStore(new ChdbTransport(dir));
+    await store.ensureSchema();
     raw = new Session(dir);
     rawStream = new Session(dir);
     const ctx: Ctx = { config, store, raw, rawStream, enricher: new HitEnricher() };

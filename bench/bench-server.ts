@@ -1,13 +1,12 @@
 // Invariant: one benchmark target per process, started pinned by the orchestrator: either a bare
 // uWS app answering every request with a fixed 302 (the speed limit), or one redirector
-// (createRedirectorServer, NODE_ENV=production) configured from the environment through the
-// redirector's own config schema. It prints `READY <port>` once it listens and stops on SIGTERM.
-import { Redis } from 'ioredis';
+// (createRedirectorServer, NODE_ENV=production) over the ports the composition root opens from
+// the environment, validated by the redirector's own config schema. It prints `READY <port>` once
+// it listens and stops on SIGTERM.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
-import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
 import { loadConfigOrExit, redirectorSchema } from '../shared/config/config.ts';
-import { connect } from '../shared/db/database.ts';
-import { createRedirectorServer } from '../redirector/redirector-server.ts';
+import { openBackends } from '../shared/runtime/open-backends.ts';
+import { createRedirectorServer } from '../redirector/create-redirector.ts';
 import { nativeUws } from '../redirector/uws-native.ts';
 
 const mode = process.argv[2];
@@ -27,20 +26,26 @@ if (mode === 'bare') {
   process.once('SIGTERM', () => process.exit(0));
 } else if (mode === 'redirector') {
   const config = loadConfigOrExit(redirectorSchema);
-  const sql = connect(config.DATABASE_URL!, 8);
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL) : null;
-  const bus = new MemoryInvalidationBus();
+  const backends = await openBackends(config, { poolSize: 8 });
   // The analytics write buffer is another component: hits are counted and dropped here, so the
   // numbers measure the redirect path itself (the hand-off is an O(1) push either way).
-  const sink: HitSink = { push: () => {} };
-  const server = await createRedirectorServer({ sql, bus, redis, config, hitSink: sink, log: (m) => process.stderr.write(`[bench redirector] ${m}\n`) });
+  const sink: HitSink = { push: () => {}, metrics: () => ({ queueDepth: 0, lastFlushLatencyMs: 0 }) };
+  const server = await createRedirectorServer({
+    sql: backends.db.sql,
+    bus: backends.bus,
+    cacheTier: await backends.cacheTier(),
+    clickCounter: backends.clickCounter,
+    usageStore: backends.usageStore,
+    hitSink: sink,
+    config,
+    log: (m) => process.stderr.write(`[bench redirector] ${m}\n`),
+  });
   out(`READY ${server.port}`);
   process.once('SIGTERM', () => {
-    void server.close().finally(async () => {
-      redis?.disconnect();
-      await sql.end({ timeout: 1 });
-      process.exit(0);
-    });
+    void server
+      .close()
+      .then(backends.close)
+      .finally(() => process.exit(0));
   });
 } else {
   process.stderr.write('usage: bench-server.ts bare|redirector\n');

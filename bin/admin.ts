@@ -16,7 +16,7 @@ import { isHttpUrl } from '../shared/links/url-rules.ts';
 import { createOrganization, getOrganization, setLimits, setPlan, setSuspended } from '../shared/orgs/org-repository.ts';
 import { isPlan, type Plan } from '../shared/orgs/plans.ts';
 import { usageReport } from '../shared/quotas/usage-report.ts';
-import { openBackends, type Backends } from '../shared/runtime/backends.ts';
+import { openBackends, type Backends } from '../shared/runtime/open-backends.ts';
 
 class UsageError extends Error {}
 

@@ -1,25 +1,23 @@
 // Invariant: `npm start` runs the whole service in this one process: the API on API_PORT, the
-// redirector on REDIRECT_PORT, and the analytics pipeline, over the embedded backends under
-// DATA_DIR unless server URLs are configured. SIGTERM stops the servers first and the stores
-// last, so nothing is lost or corrupted.
+// redirector on REDIRECT_PORT, the analytics pipeline (backfill included) and the outbox relay,
+// over the backends the composition root chose (embedded under DATA_DIR unless server URLs are
+// set). This file is wiring only. SIGTERM stops the servers first and the stores last, so nothing
+// accepted is lost or corrupted.
 import { startApi } from '../api/start-api.ts';
-import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
-import { openAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
-import { createRedirectorServer } from '../redirector/redirector-server.ts';
-import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
+import { createRedirectorServer } from '../redirector/create-redirector.ts';
+import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
-import { openBackends } from '../shared/runtime/backends.ts';
-import { onShutdown, type Closer } from '../shared/runtime/shutdown.ts';
+import { openBackends } from '../shared/runtime/open-backends.ts';
+import { onShutdown } from '../shared/runtime/shutdown.ts';
+import { startOrExit } from '../shared/runtime/startup.ts';
 
 const config = loadConfigOrExit(startSchema);
 const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
-const log = (m: string) => process.stderr.write(`[start] ${m}\n`);
-const closers: Closer[] = [];
+const log = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
 
-const backends = await openBackends(config, debug ? (m) => log(`postgres: ${m}`) : () => {}, { relayOutbox: true });
-closers.push(backends.close);
-log(config.DATABASE_URL ? 'Postgres: DATABASE_URL' : `Postgres: embedded in ${config.DATA_DIR}/postgres`);
+const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
+for (const line of backends.summary) log(line);
 // Before any listener opens, so the key is printed by the time the service answers.
 const demo = await ensureDemoOrganization(backends.db.sql);
 if (demo) {
@@ -36,35 +34,28 @@ if (demo) {
     ].join('\n'),
   );
 }
+await backends.startOutboxRelay();
 
-const pipeline = await openAnalyticsPipeline(config, {
-  backfill: true,
-  redis: backends.redis,
-  syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS,
-  log: (m) => log(`analytics: ${m}`),
-});
-closers.push(pipeline.close);
-log(config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in ${config.DATA_DIR}/analytics`);
+const analytics = await startOrExit(() => backends.analytics(), log);
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: true, log: (m) => log(`analytics: ${m}`) });
 
-const api = await startApi(backends, {
-  analytics: storeAnalyticsReads(pipeline.store),
-  onDestinationSaved: (url) => void refreshDestinationPreview({ sql: backends.db.sql, allowPrivate: config.PREVIEW_ALLOW_PRIVATE }, url),
-  port: config.API_PORT,
-  host: config.API_HOST,
-  defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
-  logLevel: config.LOG_LEVEL,
-});
-closers.push(api.close);
-
-const redirector = await createRedirectorServer({
-  sql: backends.db.sql,
-  bus: backends.bus,
-  redis: backends.redis,
-  config,
-  hitSink: pipeline.sink,
-  log: (m) => log(`redirector: ${m}`),
-});
-closers.push(redirector.close);
+const api = await startOrExit(() => startApi(backends, config, (m) => log(`api: ${m}`)), log);
+const redirector = await startOrExit(
+  async () =>
+    createRedirectorServer({
+      sql: backends.db.sql,
+      bus: backends.bus,
+      cacheTier: await backends.cacheTier(),
+      clickCounter: backends.clickCounter,
+      usageStore: backends.usageStore,
+      hitSink: pipeline.sink,
+      config,
+      log: (m) => log(`redirector: ${m}`),
+    }),
+  log,
+);
 
 log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port}`);
-onShutdown(closers, log);
+// Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
+// backends (relay, bus, store, database) close.
+onShutdown([backends.close, pipeline.close, api.close, redirector.close], log);

@@ -1,20 +1,21 @@
-// Invariant: `npm run start:ingest` is the production backfill process: it ensures the ClickHouse
-// schema and moves batches the redirectors spooled (Redis stream) into ClickHouse, each with its
-// original dedup token, until SIGTERM. It needs CLICKHOUSE_URL and REDIS_URL; in embedded mode
-// `npm start` runs the whole pipeline (backfill included) in its one process instead, because
-// chDB's data directory belongs to exactly one process.
+// Invariant: `npm run start:ingest` is the production analytics worker: it ensures the ClickHouse
+// schema, moves batches the redirectors spooled (Redis stream) into ClickHouse, each with its
+// original dedup token, and relays the invalidation outbox, until SIGTERM. It needs every server
+// URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
+// process instead, because chDB's data directory belongs to exactly one process. Wiring only.
+import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { commonSchema, loadConfigOrExit } from '../shared/config/config.ts';
+import { openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { openAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
+import { startOrExit } from '../shared/runtime/startup.ts';
 
+const REPORT_INTERVAL_MS = 30_000;
 const log = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(commonSchema);
-if (!config.CLICKHOUSE_URL || !config.REDIS_URL) {
-  log('start:ingest needs CLICKHOUSE_URL and REDIS_URL; in embedded mode `npm start` runs the analytics pipeline itself.');
-  process.exit(2);
-}
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), log);
+await backends.startOutboxRelay();
+const pipeline = createAnalyticsPipeline({ ...(await backends.analytics()), backfill: true, log });
 
-const pipeline = await openAnalyticsPipeline(config, { backfill: true, log });
 const report = setInterval(() => {
   void pipeline.spool.size().then(
     (pending) => {
@@ -23,7 +24,7 @@ const report = setInterval(() => {
     },
     () => undefined,
   );
-}, 30_000);
+}, REPORT_INTERVAL_MS);
 report.unref();
-onShutdown([pipeline.close], log);
+onShutdown([backends.close, pipeline.close], log);
 log('backfill worker running');

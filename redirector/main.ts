@@ -1,35 +1,27 @@
 // Invariant: `npm run start:redirector` is the production redirector: a node:cluster primary that
 // serves nothing itself and REDIRECT_WORKERS workers (default: one per core) that each run one
 // uWS app on the same port (SO_REUSEPORT). It needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL
-// (embedded mode is `npm start`), refuses to start on the uWS JS fallback, migrates once in the
-// primary, starts a fresh Redis cache epoch for the cluster, and restarts crashed workers. Exit
-// code 2: configuration; 3: uWS fallback.
+// (embedded mode is `npm start`), refuses to start on the uWS JS fallback, migrates and starts a
+// fresh Redis cache epoch once in the primary, relays the outbox from the primary, and restarts
+// crashed workers. This file is wiring only. Exit code 2: configuration; 3: uWS fallback.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { Redis } from 'ioredis';
-import { RedisInvalidationBus } from '../shared/bus/redis-invalidation-bus.ts';
+import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
-import { connect } from '../shared/db/database.ts';
-import { migrate } from '../shared/db/migrate.ts';
+import { openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { openAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
+import { EXIT_CONFIG, startOrExit } from '../shared/runtime/startup.ts';
 import { awaitInit, clusterMetricsClient, servePrimary } from './cluster-messages.ts';
-import type { MetricsSnapshot } from './metrics.ts';
-import { bumpCacheEpoch } from '../shared/cache/redis-cache-tier.ts';
-import { createRedirectorServer } from './redirector-server.ts';
+import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
 
-const EXIT_CONFIG = 2;
 const EXIT_UWS_FALLBACK = 3;
+const WORKER_STOP_DEADLINE_MS = 15_000;
 const role = cluster.isPrimary ? 'primary' : `worker ${cluster.worker?.id ?? '?'}`;
 const log = (m: string): void => void process.stderr.write(`[redirector ${role}] ${m}\n`);
+const entry = 'start:redirector';
 
 const config: RedirectorConfig = loadConfigOrExit(redirectorSchema);
-const missing = (['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const).filter((k) => !config[k]);
-if (missing.length > 0) {
-  log(`start:redirector needs ${missing.join(', ')} (embedded single-process mode is \`npm start\`).`);
-  process.exit(EXIT_CONFIG);
-}
 try {
   nativeUws();
 } catch (err) {
@@ -43,16 +35,12 @@ else await runWorker(config);
 
 async function runPrimary(c: RedirectorConfig): Promise<void> {
   const workers = c.REDIRECT_WORKERS ?? availableParallelism();
-  const sql = connect(c.DATABASE_URL!, 1);
-  await migrate(sql);
-  await sql.end({ timeout: 5 });
-  const redis = new Redis(c.REDIS_URL!, { maxRetriesPerRequest: 2 });
-  const epoch = await bumpCacheEpoch(redis, c.REDIS_PREFIX);
-  redis.disconnect();
+  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 1, log }), log);
+  const epoch = (await backends.startCacheEpoch()) ?? '0';
+  await backends.startOutboxRelay();
 
   servePrimary(cluster, { t: 'init', epoch, workers });
   let stopping = false;
-  const fork = (): Worker => cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     if (code === EXIT_CONFIG || code === EXIT_UWS_FALLBACK) {
@@ -60,74 +48,60 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
       stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
       process.exitCode = code;
+      void backends.close();
       return;
     }
     log(`worker ${worker.id} exited (${signal ?? code}); restarting in 1 s`);
     setTimeout(() => {
-      if (!stopping) fork();
+      if (!stopping) cluster.fork();
     }, 1_000);
   });
-  for (let i = 0; i < workers; i++) fork();
+  for (let i = 0; i < workers; i++) cluster.fork();
   log(`${workers} workers on ${c.REDIRECT_HOST}:${c.REDIRECT_PORT}, cache epoch ${epoch}`);
 
-  onShutdown(
-    [
-      async () => {
-        stopping = true;
-        const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-        await Promise.all(
-          alive.map(
-            (w) =>
-              new Promise<void>((resolve) => {
-                const t = setTimeout(() => {
-                  w.process.kill('SIGKILL');
-                  resolve();
-                }, 15_000);
-                w.once('exit', () => {
-                  clearTimeout(t);
-                  resolve();
-                });
-                w.process.kill('SIGTERM');
-              }),
-          ),
-        );
-      },
-    ],
-    log,
-  );
+  const stopWorkers = async (): Promise<void> => {
+    stopping = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(alive.map(stopWorker));
+  };
+  onShutdown([backends.close, stopWorkers], log);
+}
+
+function stopWorker(w: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const deadline = setTimeout(() => {
+      w.process.kill('SIGKILL');
+      resolve();
+    }, WORKER_STOP_DEADLINE_MS);
+    w.once('exit', () => {
+      clearTimeout(deadline);
+      resolve();
+    });
+    w.process.kill('SIGTERM');
+  });
 }
 
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
-  const sql = connect(c.DATABASE_URL!, 4);
-  const redis = new Redis(c.REDIS_URL!, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  redis.on('error', () => {}); // reported by the calls that fail
-  const bus = new RedisInvalidationBus(redis, c.REDIS_PREFIX);
-  const pipeline = await openAnalyticsPipeline(c, { backfill: false, redis, log });
-  let snapshot: () => MetricsSnapshot = () => ({});
-  const server = await createRedirectorServer({
-    sql,
-    bus,
-    redis,
-    config: c,
-    hitSink: pipeline.sink,
-    cacheEpoch: init.epoch,
-    workersHint: init.workers,
-    gatherMetrics: clusterMetricsClient(() => snapshot()),
-    log,
-  });
-  snapshot = server.metricsSnapshot;
-  onShutdown(
-    [
-      async () => {
-        await bus.close();
-        redis.disconnect();
-        await sql.end({ timeout: 5 });
-      },
-      pipeline.close,
-      server.close,
-    ],
+  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), log);
+  const pipeline = createAnalyticsPipeline({ ...(await backends.analytics()), backfill: false, log });
+  let server: RedirectorServer | null = null;
+  server = await startOrExit(
+    async () =>
+      createRedirectorServer({
+        sql: backends.db.sql,
+        bus: backends.bus,
+        cacheTier: await backends.cacheTier(init.epoch),
+        clickCounter: backends.clickCounter,
+        usageStore: backends.usageStore,
+        hitSink: pipeline.sink,
+        config: c,
+        workersHint: init.workers,
+        gatherMetrics: clusterMetricsClient(() => server?.metricsSnapshot() ?? {}),
+        log,
+      }),
     log,
   );
+  onShutdown([backends.close, pipeline.close, server.close], log);
   log(`listening on ${c.REDIRECT_HOST}:${server.port}`);
 }

@@ -1,13 +1,18 @@
 // Invariant: black-box tests of one redirector (embedded mode: no Redis) booted on port 0 against
 // a migrated Postgres seeded by SQL; every assertion is made on real HTTP answers, on the hits the
-// sink received, or on usage_counters. Writes are announced on the bus the way the API and the
+// sink received, or on usage_counters. They cover what the pure decision tests cannot: transport
+// (headers read, bodies and headers written, HEAD, routing), caching and invalidation, client
+// aborts, and the quota protocol across requests. Writes are announced on the bus the way the API and the
 // admin CLI do: bus.publish() after the SQL committed.
+import { connect } from 'node:net';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
-import { createRedirectorServer, type RedirectorServer } from './redirector-server.ts';
+import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
+import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { send, until } from '../test/support/http-request.ts';
 import { seedApp, seedDomain, seedLink, seedOrg } from '../test/support/seed.ts';
 
@@ -34,7 +39,9 @@ beforeAll(async () => {
   server = await createRedirectorServer({
     sql: db.sql,
     bus,
-    redis: null,
+    cacheTier: null,
+    clickCounter: new MemoryClickCounterStore(),
+    usageStore: new PostgresUsageStore(db.sql),
     hitSink: sink,
     usageFlushIntervalMs: 100,
     config: {
@@ -43,7 +50,6 @@ beforeAll(async () => {
       LINK_CACHE_ENTRIES: 10_000,
       TRUST_PROXY: false,
       DEFAULT_SHORT_DOMAIN: DEFAULT_HOST,
-      REDIS_PREFIX: 'unused:',
     },
   });
   port = server.port;
@@ -158,6 +164,31 @@ describe('errors', () => {
   });
 });
 
+describe('aborts', () => {
+  it('clients that hang up before an uncached answer cost nothing: no error, no hit, the server serves on', async () => {
+    const org = await seedOrg(db.sql);
+    const codes = await Promise.all(Array.from({ length: 20 }, () => seedLink(db.sql, { orgId: org }).then((l) => l.shortCode)));
+    await Promise.all(
+      codes.map(
+        (code) =>
+          new Promise<void>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              socket.write(`GET /${code} HTTP/1.1\r\nHost: ${DEFAULT_HOST}\r\n\r\n`);
+              socket.destroy(); // gone before the Postgres load answers
+              resolve();
+            });
+          }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.metricsSnapshot()['redirector_internal_errors_total'] ?? 0).toBe(0);
+    expect(sink.hits).toHaveLength(0);
+    const res = await get(`/${codes[0]}`);
+    expect(res.status).toBe(302);
+    expect(sink.hits).toHaveLength(1);
+  });
+});
+
 describe('host rules', () => {
   it('a custom domain serves only its organisation; default and unknown hosts serve every code; removal falls back to default', async () => {
     const orgA = await seedOrg(db.sql);
@@ -268,17 +299,6 @@ describe('deep links', () => {
     await db.sql`update mobile_apps set active = false where mobile_app_id = ${ios.mobileAppId}`;
     await bus.publish({ kind: 'app', mobileAppId: ios.mobileAppId });
     await until(async () => (await get(`/${shortCode}`, iphone)).headers.location === 'https://plain.example/', 1_000);
-  });
-
-  it('webBrowser behaviour redirects to the url', async () => {
-    const org = await seedOrg(db.sql);
-    const ios = await seedApp(db.sql, org, 'IOS', 'https://apps.apple.com/app/id9');
-    const { shortCode } = await seedLink(db.sql, {
-      orgId: org,
-      url: 'https://browser.example/',
-      deepLinks: [{ appRowId: ios.rowId, mobileAppId: ios.mobileAppId, deeplinkUrl: 'x://y', fallbackUrl: null, linkBehaviour: 'webBrowser', fallbackEnabled: false }],
-    });
-    expect((await get(`/${shortCode}`, { headers: { 'user-agent': IPHONE } })).headers.location).toBe('https://browser.example/');
   });
 });
 

@@ -1,64 +1,40 @@
-// Invariant: one uWS app per call, in the current process. The handler copies every request
-// fact before any await, attaches onAborted before going asynchronous, and writes the answer of
-// decideRedirect inside cork(). An LRU hit is answered synchronously with no network round trip.
-// Each served click or preview hands exactly one RawHit to the sink and (clicks only) counts one
-// click; HEAD and error answers hand off and count nothing.
-import type { Redis } from 'ioredis';
+// Invariant: one uWS app per call, in the current process, and only transport: the uWS router
+// sends /healthz, /metrics, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD) to thin
+// handlers, everything else to a 404 envelope, other methods to 405. A handler copies every
+// request fact before any await, attaches onAborted before going asynchronous, and writes the
+// RedirectService's decision inside cork(). An LRU hit is answered synchronously with no network
+// round trip. Each served click or preview hands exactly one RawHit to the sink and (clicks only)
+// counts one click, at the moment its answer is written; HEAD and error answers hand off and
+// count nothing.
 import type uWS from 'uWebSockets.js';
-import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
-import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
-import type { RedirectorConfig } from '../shared/config/config.ts';
-import type { Sql } from '../shared/db/database.ts';
-import { MemoryClickCounterStore, RedisClickCounterStore } from '../shared/quotas/click-counter-store.ts';
-import { ClickQuota } from '../shared/quotas/click-quota.ts';
-import type { QuotaView } from '../shared/quotas/quota-view.ts';
-import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
-import type { Domain } from '../shared/domains/domain-repository.ts';
 import { normalizeHost } from '../shared/domains/host-name.ts';
-import type { Link } from '../shared/links/link.ts';
-import type { Organization } from '../shared/orgs/organization.ts';
-import { decideRedirect, quotaApplies, REDIRECT_CACHE_CONTROL, type DecisionInput, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
-import { LinkResolver } from './link-resolver.ts';
-import { mergeSnapshots, RedirectorMetrics, renderPrometheus, type MetricsSnapshot } from './metrics.ts';
+import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
+import { renderPrometheus, type MetricsSnapshot, type RedirectorMetrics } from './metrics.ts';
 import { renderQr } from './qr-codes.ts';
-import { buildRawHit } from './raw-hit-builder.ts';
-import { RedisCacheTier, currentCacheEpoch } from '../shared/cache/redis-cache-tier.ts';
+import type { RedirectService } from './redirect-service.ts';
 import { queryHasQr, type RequestFacts } from './request-facts.ts';
-import { addClickUsage, readClickUsage } from '../shared/quotas/usage-store.ts';
 import { nativeUws } from './uws-native.ts';
 
-/** A sink may expose the write buffer's metrics (EventWriteBuffer does); they feed /metrics. */
-interface SinkMetrics {
-  metrics(): { queueDepth: number; lastFlushLatencyMs: number | null };
-}
-
-export interface RedirectorDeps {
-  sql: Sql;
-  bus: InvalidationBus;
-  /** null: embedded mode (no Redis tier, in-memory click counter). */
-  redis: Redis | null;
-  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN' | 'REDIS_PREFIX'>;
-  hitSink: HitSink;
-  /** Redis cache epoch (the cluster primary starts one); default: the current one. */
-  cacheEpoch?: string;
-  /** Workers sharing this host's traffic (bounds admissions while Redis is down). Default 1. */
-  workersHint?: number;
-  /** Cluster: gathers every worker's snapshot; default: this process only. */
-  gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
-  /** Click-usage flush period (ms). Default 1000. */
-  usageFlushIntervalMs?: number;
-  log?: (message: string) => void;
-}
-
-export interface RedirectorServer {
-  port: number;
+export interface RedirectorServerOptions {
+  service: RedirectService;
   metrics: RedirectorMetrics;
-  /** Snapshot of this process's metrics (the cluster primary merges them). */
-  metricsSnapshot(): MetricsSnapshot;
-  close(): Promise<void>;
+  host: string;
+  port: number;
+  /** Take the client address from X-Forwarded-For. */
+  trustProxy: boolean;
+  /** Cluster: gathers every worker's snapshot for /metrics; default: this process only. */
+  gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
+  onError: (err: unknown) => void;
 }
 
-const EMPTY_APPS: ReadonlyMap<string, MobileApp | null> = new Map();
+export interface ListeningServer {
+  port: number;
+  /** Stops listening and closes every connection. */
+  close(): void;
+}
+
+type Method = 'GET' | 'HEAD';
+
 /** Constant header names and status lines, encoded once: uWS reads byte arrays without converting. */
 const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
 const H = {
@@ -78,19 +54,7 @@ const H = {
 const CACHE_CONTROL_VALUE = bytes(REDIRECT_CACHE_CONTROL);
 const STATUS_302 = '302 Found';
 const STATUS_302_BYTES = bytes(STATUS_302);
-const CODE = /^\/([A-Za-z0-9_-]{1,64})(?:\/qr\.(svg|png))?$/;
-
-function parseRoute(url: string): Route | string {
-  const m = CODE.exec(url);
-  if (!m) return url.slice(1, 65);
-  const code = m[1] as string;
-  const format = m[2];
-  return format === 'svg' || format === 'png' ? { kind: 'qr', shortCode: code, format } : { kind: 'visit', shortCode: code };
-}
-
-function hasSinkMetrics(sink: HitSink): sink is HitSink & SinkMetrics {
-  return typeof (sink as Partial<SinkMetrics>).metrics === 'function';
-}
+const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const IPV4_TEXT_CACHE_LIMIT = 10_000;
 const ipv4Text = new Map<number, string>();
@@ -117,53 +81,37 @@ function remoteAddress(res: uWS.HttpResponse): string | null {
   return text === '' ? null : text;
 }
 
-export async function createRedirectorServer(deps: RedirectorDeps): Promise<RedirectorServer> {
+function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean): void {
+  res.writeStatus(a.status === STATUS_302 ? STATUS_302_BYTES : a.status);
+  if (a.location !== null) res.writeHeader(H.location, a.location);
+  res.writeHeader(H.cacheControl, CACHE_CONTROL_VALUE);
+  if (a.contentType !== null) res.writeHeader(H.contentType, a.contentType);
+  if (a.contentSecurityPolicy !== null) {
+    res.writeHeader(H.csp, a.contentSecurityPolicy);
+    res.writeHeader(H.nosniff, 'nosniff');
+  }
+  if (head) res.endWithoutBody();
+  else if (a.body === '') res.end();
+  else res.end(a.body);
+}
+
+function writeJson(res: uWS.HttpResponse, status: string, body: string, head: boolean, headers: readonly [string, string][] = []): void {
+  res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
+  for (const [k, v] of headers) res.writeHeader(k, v);
+  if (head) res.endWithoutBody();
+  else res.end(body);
+}
+
+const INTERNAL_ERROR = '{"errors":[{"code":"SML001","message":"Internal server error"}]}';
+
+export async function serveRedirects(o: RedirectorServerOptions): Promise<ListeningServer> {
   const uws = nativeUws();
-  const { config, sql, redis, hitSink } = deps;
-  const log = deps.log ?? ((m: string) => process.stderr.write(`[redirector] ${m}\n`));
-  const metrics = new RedirectorMetrics();
-  const defaultHost = normalizeHost(config.DEFAULT_SHORT_DOMAIN);
-  const trustProxy = config.TRUST_PROXY;
-  let lastErrorLog = 0;
-  const onError = (err: unknown): void => {
-    metrics.error();
-    const now = Date.now();
-    if (now - lastErrorLog > 5_000) {
-      lastErrorLog = now;
-      log(`error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    }
-  };
+  const { service, metrics } = o;
 
-  const epoch = redis ? (deps.cacheEpoch ?? (await currentCacheEpoch(redis, config.REDIS_PREFIX))) : '';
-  const resolver = new LinkResolver({
-    sql,
-    redis: redis ? new RedisCacheTier(redis, config.REDIS_PREFIX, epoch) : null,
-    linkCacheEntries: config.LINK_CACHE_ENTRIES,
-    hits: (kind) => metrics.cacheCounters(kind),
-    onError,
-  });
-  const quota = new ClickQuota({
-    store: redis ? new RedisClickCounterStore(redis, config.REDIS_PREFIX) : new MemoryClickCounterStore(),
-    usage: { add: (d) => addClickUsage(sql, d), read: (org, period) => readClickUsage(sql, org, period) },
-    workersHint: deps.workersHint ?? 1,
-    flushIntervalMs: deps.usageFlushIntervalMs ?? 1_000,
-    onFlush: (ms) => metrics.usageFlushed(ms),
-    onError,
-  });
-  metrics.gauges = {
-    pendingClicks: () => quota.pendingClicks,
-    ...(hasSinkMetrics(hitSink)
-      ? { eventQueueDepth: () => hitSink.metrics().queueDepth, eventFlushLatencyMs: () => hitSink.metrics().lastFlushLatencyMs }
-      : {}),
-  };
-  await resolver.subscribe(deps.bus);
-  quota.start();
-
-  // ---- request facts (synchronous copy) ----
-  function readFacts(res: uWS.HttpResponse, req: uWS.HttpRequest, method: 'GET' | 'HEAD'): RequestFacts {
+  function readFacts(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method): RequestFacts {
     const referrer = req.getHeader(H.referer);
     let ip: string | null = null;
-    if (trustProxy) {
+    if (o.trustProxy) {
       const xff = req.getHeader(H.xForwardedFor);
       if (xff !== '') ip = (xff.split(',')[0] ?? '').trim() || null;
     }
@@ -181,241 +129,139 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     };
   }
 
-  // ---- resolution: synchronous when every entity is a fresh LRU hit ----
-  function baseInput(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
-    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: defaultHost };
-  }
-
-  function resolveSync(route: Route, facts: RequestFacts): DecisionInput | undefined {
-    let hostDomain: Domain | null = null;
-    if (facts.host !== defaultHost && facts.host !== '') {
-      const d = resolver.domains.peek(facts.host);
-      if (d === undefined) return undefined;
-      hostDomain = d;
+  /** Writes a decision; a QR decision is rendered first (off this call), then written. */
+  function write(res: uWS.HttpResponse, d: Decision, facts: RequestFacts, aborted: { value: boolean } | null): void {
+    if (d.kind === 'answer') {
+      writeAnswer(res, d, facts.method === 'HEAD');
+      return;
     }
-    const link = resolver.links.peek(route.shortCode);
-    if (link === undefined) return undefined;
-    const input = baseInput(route, link, hostDomain);
-    if (link === null || !link.isActive || (hostDomain !== null && hostDomain.orgId !== link.orgId)) return input;
-    if (route.kind === 'qr') {
-      if (link.domainHost !== null) {
-        const d = resolver.domains.peek(link.domainHost);
-        if (d === undefined) return undefined;
-        input.linkDomain = d;
-      }
-      return input;
-    }
-    const org = resolver.orgs.peek(link.orgId);
-    if (org === undefined) return undefined;
-    input.org = org;
-    if (link.deepLinks.length > 0) {
-      const apps = new Map<string, MobileApp | null>();
-      for (const entry of link.deepLinks) {
-        const app = resolver.apps.peek(entry.mobileAppId);
-        if (app === undefined) return undefined;
-        apps.set(entry.mobileAppId, app);
-      }
-      input.apps = apps;
-    }
-    return input;
+    const box = aborted ?? watchAbort(res);
+    writeQr(res, d, facts.method === 'HEAD', box).catch((err: unknown) => fail(res, facts.method === 'HEAD', box, err));
   }
 
-  async function resolveAsync(route: Route, facts: RequestFacts): Promise<DecisionInput> {
-    const hostDomain = facts.host !== defaultHost && facts.host !== '' ? await resolver.domains.get(facts.host) : null;
-    const link = await resolver.links.get(route.shortCode);
-    const input = baseInput(route, link, hostDomain);
-    if (link === null || !link.isActive || (hostDomain !== null && hostDomain.orgId !== link.orgId)) return input;
-    if (route.kind === 'qr') {
-      if (link.domainHost !== null) input.linkDomain = await resolver.domains.get(link.domainHost);
-      return input;
-    }
-    const [org, apps] = await Promise.all([
-      resolver.orgs.get(link.orgId),
-      link.deepLinks.length === 0
-        ? Promise.resolve(EMPTY_APPS)
-        : Promise.all(link.deepLinks.map(async (e) => [e.mobileAppId, await resolver.apps.get(e.mobileAppId)] as const)).then((pairs) => new Map(pairs)),
-    ]);
-    input.org = org;
-    input.apps = apps;
-    return input;
-  }
-
-  /** The admission answer now; undefined when a lease must be awaited first. */
-  function quotaFor(input: DecisionInput, facts: RequestFacts, now: number): QuotaView | null | undefined {
-    const org: Organization | null = input.org;
-    if (org === null || !quotaApplies(input, facts)) return null;
-    return quota.view(org, now);
-  }
-
-  // ---- writing ----
-  function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean): void {
-    res.writeStatus(a.status === STATUS_302 ? STATUS_302_BYTES : a.status);
-    if (a.location !== null) res.writeHeader(H.location, a.location);
-    res.writeHeader(H.cacheControl, CACHE_CONTROL_VALUE);
-    if (a.contentType !== null) res.writeHeader(H.contentType, a.contentType);
-    if (a.contentSecurityPolicy !== null) {
-      res.writeHeader(H.csp, a.contentSecurityPolicy);
-      res.writeHeader(H.nosniff, 'nosniff');
-    }
-    if (head) res.endWithoutBody();
-    else if (a.body === '') res.end();
-    else res.end(a.body);
-  }
-
-  function writeInternalError(res: uWS.HttpResponse, head: boolean): void {
-    res.writeStatus('500 Internal Server Error').writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
-    if (head) res.endWithoutBody();
-    else res.end('{"errors":[{"code":"SML001","message":"Internal server error"}]}');
-  }
-
-  /**
-   * Decides and answers. Runs synchronously from the quota check to the click count, so a lease
-   * unit is never promised to two requests. Returns 'needs-lease' (nothing written) when the quota
-   * must take a lease first, or the QR decision for the caller to render.
-   */
-  function answer(res: uWS.HttpResponse, input: DecisionInput, facts: RequestFacts, now: number, afterPrepare: boolean): 'done' | 'needs-lease' | QrAnswer {
-    const q = quotaFor(input, facts, now);
-    if (q === undefined && !afterPrepare) return 'needs-lease';
-    input.quota = q === undefined ? (input.org ? quota.viewAfterPrepare(input.org, now) : null) : q;
-    const decision = decideRedirect(input, facts, now);
-    if (decision.kind === 'qr') return decision;
-    writeAnswer(res, decision, facts.method === 'HEAD');
-    metrics.request(decision.outcome);
-    const link = input.link;
-    if (decision.hit !== null && link !== null) {
-      try {
-        hitSink.push(buildRawHit(link, facts, decision.hit, now));
-        metrics.hitRecorded();
-      } catch (err) {
-        onError(err);
-      }
-      if (decision.hit.eventType === 'CLICK' && input.org !== null) quota.record(input.org, now);
-    }
-    return 'done';
-  }
-
-  async function answerAsync(res: uWS.HttpResponse, route: Route, facts: RequestFacts, aborted: { value: boolean }): Promise<void> {
-    const input = await resolveAsync(route, facts);
-    if (input.org !== null && quotaFor(input, facts, Date.now()) === undefined) await quota.settle(input.org);
-    if (aborted.value) return;
-    const box: { result: ReturnType<typeof answer> } = { result: 'needs-lease' };
-    // No await from here to the click count: the admission seen is the one recorded.
-    res.cork(() => {
-      box.result = answer(res, input, facts, Date.now(), true);
-    });
-    const qr = box.result;
-    if (typeof qr === 'string') return;
+  async function writeQr(res: uWS.HttpResponse, qr: QrAnswer, head: boolean, aborted: { value: boolean }): Promise<void> {
     const image = await renderQr(qr.format, qr.content);
     if (aborted.value) return;
     metrics.request('qr');
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', image.contentType).writeHeader('Cache-Control', 'public, max-age=300');
-      if (facts.method === 'HEAD') res.endWithoutBody();
+      if (head) res.endWithoutBody();
       else res.end(image.body);
     });
   }
 
-  function handleCode(res: uWS.HttpResponse, req: uWS.HttpRequest, method: 'GET' | 'HEAD', url: string): void {
-    const facts = readFacts(res, req, method);
-    const parsed = parseRoute(url);
-    const now = Date.now();
-    if (typeof parsed === 'string') {
-      // Not a short-code path: the same 404 EN001 an unknown code gets.
-      const route: Route = { kind: 'visit', shortCode: parsed };
-      answer(res, baseInput(route, null, null), facts, now, true);
-      return;
-    }
-    if (parsed.kind === 'visit') {
-      const input = resolveSync(parsed, facts);
-      // Still inside the request handler: uWS corks what is written synchronously here.
-      if (input !== undefined && answer(res, input, facts, now, false) === 'done') return;
-    }
+  function watchAbort(res: uWS.HttpResponse): { value: boolean } {
     const aborted = { value: false };
     res.onAborted(() => {
       aborted.value = true;
     });
-    answerAsync(res, parsed, facts, aborted).catch((err: unknown) => {
-      onError(err);
-      if (!aborted.value) res.cork(() => writeInternalError(res, method === 'HEAD'));
-    });
+    return aborted;
   }
 
-  async function handleMetrics(res: uWS.HttpResponse): Promise<void> {
-    const aborted = { value: false };
-    res.onAborted(() => {
-      aborted.value = true;
-    });
+  function fail(res: uWS.HttpResponse, head: boolean, aborted: { value: boolean }, err: unknown): void {
+    o.onError(err);
+    metrics.request('error');
+    if (!aborted.value) res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, head));
+  }
+
+  /** A short-link route: answered now on a cache hit, else after its entities and lease are loaded. */
+  function handleRoute(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method, qrFormat: 'svg' | 'png' | null): void {
+    const facts = readFacts(res, req, method);
+    const code = req.getParameter(0);
+    if (!SHORT_CODE.test(code)) {
+      // Not a short-code path: the same 404 EN001 an unknown code gets.
+      write(res, service.answerMissing(req.getUrl().slice(1, 65), facts, Date.now()), facts, null);
+      return;
+    }
+    const route: Route = qrFormat === null ? { kind: 'visit', shortCode: code } : { kind: 'qr', shortCode: code, format: qrFormat };
+    // Still inside the request handler: uWS corks what is written synchronously here.
+    const now = service.answerNow(route, facts, Date.now());
+    if (now !== undefined) {
+      write(res, now, facts, null);
+      return;
+    }
+    const aborted = watchAbort(res);
+    service.prepare(route, facts).then(
+      (input) => {
+        if (aborted.value) return;
+        // No await from the admission to the click count: the admission seen is the one recorded.
+        res.cork(() => write(res, service.answerPrepared(input, facts, Date.now()), facts, aborted));
+      },
+      (err: unknown) => fail(res, method === 'HEAD', aborted, err),
+    );
+  }
+
+  async function handleMetrics(res: uWS.HttpResponse, method: Method): Promise<void> {
+    const aborted = watchAbort(res);
     metrics.request('metrics');
     let snapshot = metrics.snapshot();
     try {
-      if (deps.gatherMetrics) snapshot = await deps.gatherMetrics(snapshot);
+      if (o.gatherMetrics) snapshot = await o.gatherMetrics(snapshot);
     } catch (err) {
-      onError(err);
+      o.onError(err);
     }
     if (aborted.value) return;
     const body = renderPrometheus(snapshot);
     res.cork(() => {
-      res.writeStatus('200 OK').writeHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').writeHeader('Cache-Control', 'no-store').end(body);
+      res.writeStatus('200 OK').writeHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').writeHeader('Cache-Control', 'no-store');
+      if (method === 'HEAD') res.endWithoutBody();
+      else res.end(body);
     });
   }
 
+  /** Runs a handler; a synchronous failure answers 500 SML001. */
+  const guarded =
+    (method: Method, handler: (res: uWS.HttpResponse, req: uWS.HttpRequest) => void) =>
+    (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+      try {
+        handler(res, req);
+      } catch (err) {
+        o.onError(err);
+        metrics.request('error');
+        res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, method === 'HEAD'));
+      }
+    };
+
   const app = uws.App();
-  app.any('/*', (res, req) => {
-    const m = req.getMethod();
-    const method = m === 'get' ? 'GET' : m === 'head' ? 'HEAD' : null;
-    try {
-      if (method === null) {
-        metrics.request('bad_method');
-        res.cork(() => {
-          res.writeStatus('405 Method Not Allowed').writeHeader('Allow', 'GET, HEAD').writeHeader('Content-Type', 'application/json');
-          res.end('{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}');
-        });
-        return;
-      }
-      const url = req.getUrl();
-      if (url === '/healthz') {
+  for (const [method, register] of [
+    ['GET', app.get.bind(app)],
+    ['HEAD', app.head.bind(app)],
+  ] as const) {
+    register(
+      '/healthz',
+      guarded(method, (res) => {
         metrics.request('health');
-        res.cork(() => {
-          res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
-          if (method === 'HEAD') res.endWithoutBody();
-          else res.end('{"response":{"status":"ok"}}');
-        });
-        return;
-      }
-      if (url === '/metrics') {
-        void handleMetrics(res);
-        return;
-      }
-      handleCode(res, req, method, url);
-    } catch (err) {
-      onError(err);
-      metrics.request('error');
-      res.cork(() => writeInternalError(res, method === 'HEAD'));
-    }
+        writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD');
+      }),
+    );
+    register('/metrics', guarded(method, (res) => void handleMetrics(res, method)));
+    register('/:code/qr.svg', guarded(method, (res, req) => handleRoute(res, req, method, 'svg')));
+    register('/:code/qr.png', guarded(method, (res, req) => handleRoute(res, req, method, 'png')));
+    register('/:code', guarded(method, (res, req) => handleRoute(res, req, method, null)));
+    register(
+      '/*',
+      guarded(method, (res, req) => {
+        const facts = readFacts(res, req, method);
+        write(res, service.answerMissing(req.getUrl().slice(1, 65), facts, Date.now()), facts, null);
+      }),
+    );
+  }
+  app.any('/*', (res) => {
+    metrics.request('bad_method');
+    writeJson(res, '405 Method Not Allowed', '{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}', false, [['Allow', 'GET, HEAD']]);
   });
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.REDIRECT_HOST, config.REDIRECT_PORT, (socket) => {
+    app.listen(o.host, o.port, (socket) => {
       if (socket) resolve(socket);
-      else reject(new Error(`redirector cannot listen on ${config.REDIRECT_HOST}:${config.REDIRECT_PORT}`));
+      else reject(new Error(`redirector cannot listen on ${o.host}:${o.port}`));
     });
   });
-  const port = uws.us_socket_local_port(listenSocket);
-
-  let closed: Promise<void> | null = null;
   return {
-    port,
-    metrics,
-    metricsSnapshot: () => metrics.snapshot(),
-    close: () =>
-      (closed ??= (async () => {
-        uws.us_listen_socket_close(listenSocket);
-        (app as unknown as { close?: () => void }).close?.();
-        await resolver.unsubscribe();
-        await quota.close();
-      })()),
+    port: uws.us_socket_local_port(listenSocket),
+    close: () => {
+      uws.us_listen_socket_close(listenSocket);
+      (app as unknown as { close?: () => void }).close?.();
+    },
   };
 }
-
-/** Merges snapshots of several workers (re-exported for the cluster primary). */
-export { mergeSnapshots };

@@ -7,7 +7,9 @@ import { RedisInvalidationBus } from '../shared/bus/redis-invalidation-bus.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../test/support/servers.ts';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { RedisCacheTier } from '../shared/cache/redis-cache-tier.ts';
-import { createRedirectorServer, type RedirectorServer } from './redirector-server.ts';
+import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { RedisClickCounterStore } from '../shared/quotas/redis-click-counter-store.ts';
+import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { send, until } from '../test/support/http-request.ts';
 import { seedLink, seedOrg } from '../test/support/seed.ts';
 import { TieredCache } from '../shared/cache/tiered-cache.ts';
@@ -29,7 +31,6 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     LINK_CACHE_ENTRIES: entries,
     TRUST_PROXY: false,
     DEFAULT_SHORT_DOMAIN: 'sho.rt',
-    REDIS_PREFIX: prefix,
   });
 
   beforeAll(async () => {
@@ -41,8 +42,17 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
       return b;
     };
     publisher = bus();
-    warm = await createRedirectorServer({ sql: db.sql, bus: bus(), redis, config: config(0), hitSink: new MemoryHitSink(), cacheEpoch: 'e1', usageFlushIntervalMs: 100 });
-    hot = await createRedirectorServer({ sql: db.sql, bus: bus(), redis, config: config(1000), hitSink: new MemoryHitSink(), cacheEpoch: 'e1', usageFlushIntervalMs: 100 });
+    const ports = () => ({
+      sql: db.sql,
+      bus: bus(),
+      cacheTier: new RedisCacheTier(redis, prefix, 'e1'),
+      clickCounter: new RedisClickCounterStore(redis, prefix),
+      usageStore: new PostgresUsageStore(db.sql),
+      hitSink: new MemoryHitSink(),
+      usageFlushIntervalMs: 100,
+    });
+    warm = await createRedirectorServer({ ...ports(), config: config(0) });
+    hot = await createRedirectorServer({ ...ports(), config: config(1000) });
   });
 
   afterAll(async () => {

@@ -61,7 +61,7 @@ describe('admin CLI', () => {
     const usage = await fx.svc.admin<{ links: { used: number }; clicks: { limit: number } }>('usage', '--org', org.id);
     expect(usage.links.used).toBe(1);
     expect(usage.clicks.limit).toBe(5);
-  });
+  }, 120_000); // about 15 admin processes, each a Node start; slow when the suite loads both cores
 
   it('fails with a message on stderr and a non-zero exit, printing nothing on stdout', async () => {
     for (const args of [

@@ -4,12 +4,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedirectorServer, type RedirectorServer } from '../redirector/redirector-server.ts';
+import { createRedirectorServer, type RedirectorServer } from '../redirector/create-redirector.ts';
+import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
+import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import type { Invalidation } from '../shared/bus/invalidation-bus.ts';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
 import { OutboxRelay } from '../shared/bus/outbox-relay.ts';
-import { loadPreview } from '../shared/previews/preview-store.ts';
+import { PostgresPreviewStore } from '../shared/previews/preview-store.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { send, until } from './support/http-request.ts';
 import { seedLink, seedOrg } from './support/seed.ts';
@@ -40,9 +42,11 @@ beforeAll(async () => {
   redirector = await createRedirectorServer({
     sql: db.sql,
     bus,
-    redis: null,
+    cacheTier: null,
+    clickCounter: new MemoryClickCounterStore(),
+    usageStore: new PostgresUsageStore(db.sql),
     hitSink: new MemoryHitSink(),
-    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: false, DEFAULT_SHORT_DOMAIN: 'sho.rt', REDIS_PREFIX: 'x:' },
+    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: false, DEFAULT_SHORT_DOMAIN: 'sho.rt' },
   });
 });
 
@@ -66,10 +70,10 @@ describe('refreshDestinationPreview', () => {
     expect((await send(redirector.port, `/${a.shortCode}`, crawler)).text).not.toContain('First title');
     expect((await send(redirector.port, `/${a.shortCode}`)).status).toBe(200);
 
-    const deps = { sql: db.sql, allowPrivate: true, maxAgeMs: 0 };
+    const deps = { previews: new PostgresPreviewStore(db.sql), allowPrivate: true, maxAgeMs: 0 };
     expect(await refreshDestinationPreview(deps, url)).toBe('changed');
     await relay.flush();
-    expect(await loadPreview(db.sql, url)).toMatchObject({ title: 'First title', imageUrl: `${base}/og.png`, frameRefused: false });
+    expect(await new PostgresPreviewStore(db.sql).load(url)).toMatchObject({ title: 'First title', imageUrl: `${base}/og.png`, frameRefused: false });
     expect(published).toEqual(expect.arrayContaining([{ kind: 'link', shortCode: a.shortCode }, { kind: 'link', shortCode: b.shortCode }]));
     await until(async () => (await send(redirector.port, `/${b.shortCode}`, crawler)).text.includes('content="First title"'), 1_000);
 
@@ -86,15 +90,15 @@ describe('refreshDestinationPreview', () => {
 
   it('refuses private destinations unless allowed, keeps earlier values on failure, skips fresh rows, shares in-flight fetches', async () => {
     const url = `${base}/private`;
-    expect(await refreshDestinationPreview({ sql: db.sql, maxAgeMs: 0 }, url)).toBe('failed');
-    expect(await loadPreview(db.sql, url)).toMatchObject({ title: null, frameRefused: false });
+    expect(await refreshDestinationPreview({ previews: new PostgresPreviewStore(db.sql), maxAgeMs: 0 }, url)).toBe('failed');
+    expect(await new PostgresPreviewStore(db.sql).load(url)).toMatchObject({ title: null, frameRefused: false });
 
     page = { title: 'Kept', xfo: '' };
-    const deps = { sql: db.sql, allowPrivate: true, maxAgeMs: 0 };
+    const deps = { previews: new PostgresPreviewStore(db.sql), allowPrivate: true, maxAgeMs: 0 };
     const [x, y] = await Promise.all([refreshDestinationPreview(deps, url), refreshDestinationPreview(deps, url)]);
     expect([x, y]).toEqual(['changed', 'changed']); // one fetch, one answer for both callers
-    expect(await refreshDestinationPreview({ sql: db.sql, maxAgeMs: 0 }, url)).toBe('failed');
-    expect((await loadPreview(db.sql, url))?.title).toBe('Kept');
+    expect(await refreshDestinationPreview({ previews: new PostgresPreviewStore(db.sql), maxAgeMs: 0 }, url)).toBe('failed');
+    expect((await new PostgresPreviewStore(db.sql).load(url))?.title).toBe('Kept');
     expect(await refreshDestinationPreview({ ...deps, maxAgeMs: 60_000 }, url)).toBe('fresh');
   });
 });

@@ -3,22 +3,15 @@
 // analytics read port. Exports stream straight to the socket.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../shared/errors/app-error.ts';
 import { featureNotAvailable } from '../../shared/errors/domain-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
 import { authorize } from '../authorize.ts';
-import type { AnalyticsReads } from '../../shared/analytics/reads/analytics-reads.ts';
-
-function reads(deps: ApiDeps): AnalyticsReads {
-  if (!deps.analytics) throw new AppError('SML001');
-  return deps.analytics;
-}
 
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/link/external/v1/analytics/events', async (request) => {
     const principal = await authorize(deps, request, 'analytics:read', 'analytics_events');
-    return { response: await reads(deps).list(principal.org, request.query as Record<string, unknown>) };
+    return { response: await deps.analytics.list(principal.org, request.query as Record<string, unknown>) };
   });
 
   app.get('/link/external/v1/analytics/events/export', async (request, reply) => {
@@ -27,7 +20,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
     if (!planHasFeature(plan, 'ANALYTICS_EXPORT')) {
       throw featureNotAvailable('ANALYTICS_EXPORT', plan, suggestFeatureUpgrade(plan, 'ANALYTICS_EXPORT'));
     }
-    const file = await reads(deps).export(principal.org, request.query as Record<string, unknown>);
+    const file = await deps.analytics.export(principal.org, request.query as Record<string, unknown>);
     reply.header('content-type', file.contentType);
     reply.header('content-disposition', `attachment; filename="${file.filename}"`);
     return reply.send(Readable.from(file.body));

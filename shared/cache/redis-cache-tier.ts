@@ -1,4 +1,4 @@
-// Invariant: a Redis cache entry can never outlive an invalidation of its key. Each key has a
+// Invariant: the SharedCacheTier over Redis. A Redis cache entry can never outlive an invalidation of its key. Each key has a
 // generation counter; a loader reads the generation together with the (missing) entry *before*
 // it reads Postgres, and its fill is written only if the generation is still the one it read.
 // Invalidation bumps the generation and deletes the entry in one script, so a fill computed from
@@ -10,9 +10,7 @@
 import type { Redis } from 'ioredis';
 import { BatchLoader } from './batch-loader.ts';
 import { RedisScript } from '../redis/redis-script.ts';
-
-/** Encoded absence (negative cache entry). */
-export const ABSENT_ENCODING = '!';
+import type { CacheLookup, SharedCacheTier } from './shared-cache-tier.ts';
 
 const FILL = new RedisScript(`
 local gen = redis.call('GET', KEYS[2]) or '0'
@@ -31,17 +29,10 @@ return 1`);
 /** Generation keys must outlive the slowest Postgres load by far. */
 const GENERATION_TTL_MS = 3_600_000;
 
-export interface RedisLookup {
-  /** The stored encoding, ABSENT_ENCODING for a cached absence, or null on a miss. */
-  value: string | null;
-  /** The key's generation when read; pass it back to fill(). */
-  generation: string;
-}
-
-export class RedisCacheTier {
+export class RedisCacheTier implements SharedCacheTier {
   readonly #redis: Redis;
   readonly #base: string;
-  readonly #lookups: BatchLoader<RedisLookup>;
+  readonly #lookups: BatchLoader<CacheLookup>;
 
   constructor(redis: Redis, prefix: string, epoch: string) {
     this.#redis = redis;
@@ -49,7 +40,7 @@ export class RedisCacheTier {
     this.#lookups = new BatchLoader(async (entryKeys) => {
       const generationKeys = entryKeys.map((k) => `${this.#base}gen:${k.slice(this.#base.length)}`);
       const values = await this.#redis.mget(...entryKeys, ...generationKeys);
-      const out = new Map<string, RedisLookup>();
+      const out = new Map<string, CacheLookup>();
       entryKeys.forEach((k, i) => out.set(k, { value: values[i] ?? null, generation: values[entryKeys.length + i] ?? '0' }));
       return out;
     }, 200);
@@ -63,7 +54,7 @@ export class RedisCacheTier {
     return `${this.#base}gen:${kind}:${id}`;
   }
 
-  async lookup(kind: string, id: string): Promise<RedisLookup> {
+  async lookup(kind: string, id: string): Promise<CacheLookup> {
     return (await this.#lookups.load(this.entryKey(kind, id))) ?? { value: null, generation: '0' };
   }
 

@@ -5,7 +5,7 @@
 // still in flight at that moment is aborted by the LRU and retried, so nothing read before the
 // invalidation is kept afterwards.
 import { LRUCache } from 'lru-cache';
-import { ABSENT_ENCODING, type RedisCacheTier } from './redis-cache-tier.ts';
+import { ABSENT_ENCODING, type SharedCacheTier } from './shared-cache-tier.ts';
 
 export type CacheTier = 'lru' | 'redis' | 'postgres';
 
@@ -22,7 +22,7 @@ export interface TieredCacheOptions<V extends object> {
   sizeOf?: (value: V) => number;
   lruTtlMs: number;
   negativeLruTtlMs: number;
-  redis: RedisCacheTier | null;
+  redis: SharedCacheTier | null;
   redisTtlMs: number;
   negativeRedisTtlMs: number;
   load: (id: string) => Promise<V | null>;

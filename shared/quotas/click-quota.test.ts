@@ -7,10 +7,12 @@ import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDataba
 import type { Organization } from '../orgs/organization.ts';
 import { organizationOf } from '../../test/support/model-fixtures.ts';
 import { billingPeriod } from './billing-period.ts';
-import { MemoryClickCounterStore, RedisClickCounterStore, type ClickCounterStore } from './click-counter-store.ts';
-import { ClickQuota, type UsageStore } from './click-quota.ts';
+import type { ClickCounterStore } from './click-counter-store.ts';
+import { MemoryClickCounterStore } from './memory-click-counter-store.ts';
+import { RedisClickCounterStore } from './redis-click-counter-store.ts';
+import { ClickQuota } from './click-quota.ts';
 import { seedOrg } from '../../test/support/seed.ts';
-import { addClickUsage, readClickUsage } from './usage-store.ts';
+import { PostgresUsageStore, type UsageStore } from './usage-store.ts';
 
 let db: TestDatabase;
 let usage: UsageStore;
@@ -20,7 +22,7 @@ let redis: Redis | null = null;
 
 beforeAll(async () => {
   db = await createTestDatabase(inject('embeddedPgUrl'));
-  usage = { add: (d) => addClickUsage(db.sql, d), read: (o, p) => readClickUsage(db.sql, o, p) };
+  usage = new PostgresUsageStore(db.sql);
   if (redisUrl) redis = new Redis(redisUrl);
 });
 
@@ -36,14 +38,14 @@ const stores: { name: string; make: () => ClickCounterStore | null }[] = [
 ];
 
 async function admit(q: ClickQuota, org: Organization): Promise<boolean> {
-  if (q.view(org, Date.now()) === undefined) await q.settle(org);
-  // As the server does: view and record in one synchronous block.
-  const v = q.viewAfterPrepare(org, Date.now());
+  if (q.admit(org, Date.now()) === undefined) await q.settle(org);
+  // As the server does: admit and record in one synchronous block.
+  const v = q.admit(org, Date.now(), true);
   if (v.allowed) q.record(org, Date.now());
   return v.allowed;
 }
 
-const usageOf = async (orgId: string): Promise<number> => readClickUsage(db.sql, orgId, billingPeriod(Date.now()).periodStart);
+const usageOf = async (orgId: string): Promise<number> => usage.read(orgId, billingPeriod(Date.now()).periodStart);
 
 for (const { name, make } of stores) {
   describe(name, () => {
@@ -84,7 +86,7 @@ for (const { name, make } of stores) {
       const orgId = await seedOrg(db.sql, 'BUSINESS', 3);
       const org = organizationOf(orgId, 'BUSINESS', 3);
       const q = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
-      for (let i = 0; i < 10; i++) expect(q.view(org, Date.now())).toEqual({ allowed: true });
+      for (let i = 0; i < 10; i++) expect(q.admit(org, Date.now())).toEqual({ allowed: true });
       for (let i = 0; i < 10; i++) q.record(org, Date.now());
       expect(q.pendingClicks).toBe(10);
       await q.close();
@@ -96,13 +98,13 @@ for (const { name, make } of stores) {
       const store = make();
       if (!store) return ctx.skip();
       const orgId = await seedOrg(db.sql, 'FREE', 10);
-      await addClickUsage(db.sql, [{ orgId, periodStart: billingPeriod(Date.now()).periodStart, clicks: 8 }]);
+      await usage.add([{ orgId, periodStart: billingPeriod(Date.now()).periodStart, clicks: 8 }]);
       const org = organizationOf(orgId, 'FREE', 10);
       const q = new ClickQuota({ store, usage, flushIntervalMs: 60_000 });
       const results = [];
       for (let i = 0; i < 5; i++) results.push(await admit(q, org));
       expect(results).toEqual([true, true, false, false, false]);
-      const exhausted = q.view(org, Date.now());
+      const exhausted = q.admit(org, Date.now());
       expect(exhausted).toMatchObject({ allowed: false, currentClicks: 10, clicksLimit: 10, plan: 'FREE' });
       await q.close();
     });

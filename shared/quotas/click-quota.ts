@@ -15,12 +15,7 @@ import { isHardCapped } from '../orgs/plans.ts';
 import { billingPeriod, type BillingPeriod } from './billing-period.ts';
 import type { ClickCounterStore } from './click-counter-store.ts';
 import type { QuotaView } from './quota-view.ts';
-import type { UsageDelta, UsageTotal } from './usage-store.ts';
-
-export interface UsageStore {
-  add(deltas: readonly UsageDelta[]): Promise<UsageTotal[]>;
-  read(orgId: string, periodStart: string): Promise<number>;
-}
+import type { UsageStore } from './usage-store.ts';
 
 export interface ClickQuotaOptions {
   store: ClickCounterStore;
@@ -82,17 +77,30 @@ export class ClickQuota {
     this.#timer.unref();
   }
 
-  /** The admission answer if it is known without I/O; undefined means: await prepare() first. */
-  view(org: Organization, nowMs: number): QuotaView | undefined {
+  /**
+   * The admission of one more click of `org` now. Undefined when it is not known without I/O
+   * (the local lease is used up): await settle(org), then admit again with `settled`, which never
+   * answers undefined (a state still unknown then counts as exhausted). An allowed admission must
+   * be followed by record() in the same synchronous block, so one lease unit is never promised
+   * to two requests.
+   */
+  admit(org: Organization, nowMs: number): QuotaView | undefined;
+  admit(org: Organization, nowMs: number, settled: true): QuotaView;
+  admit(org: Organization, nowMs: number, settled = false): QuotaView | undefined {
     if (!isHardCapped(org.plan)) return ALLOWED;
     const s = this.#state(org, nowMs);
     if (s.storeLease + s.localLease > 0) return ALLOWED;
-    if (nowMs < s.exhaustedUntilMs) return this.#exhausted(s, org);
+    if (settled || nowMs < s.exhaustedUntilMs) return this.#exhausted(s, org);
     return undefined;
   }
 
+  /** Takes leases until admit() answers without I/O (granted, or the store says exhausted). */
+  async settle(org: Organization): Promise<void> {
+    for (let i = 0; i < MAX_SETTLE_ROUNDS && this.admit(org, Date.now()) === undefined; i++) await this.#prepare(org, Date.now());
+  }
+
   /** Takes a lease from the store (one in flight per organisation and period). */
-  prepare(org: Organization, nowMs: number): Promise<void> {
+  #prepare(org: Organization, nowMs: number): Promise<void> {
     if (!isHardCapped(org.plan)) return Promise.resolve();
     const s = this.#state(org, nowMs);
     s.waiting++;
@@ -104,20 +112,7 @@ export class ClickQuota {
     });
   }
 
-  /**
-   * Takes leases until the answer is known without I/O (granted, or the store says exhausted).
-   * The caller must then call view() and record() in one synchronous block.
-   */
-  async settle(org: Organization): Promise<void> {
-    for (let i = 0; i < MAX_SETTLE_ROUNDS && this.view(org, Date.now()) === undefined; i++) await this.prepare(org, Date.now());
-  }
-
-  /** After prepare()/settle(): the answer, treating a still-unknown state as exhausted. */
-  viewAfterPrepare(org: Organization, nowMs: number): QuotaView {
-    return this.view(org, nowMs) ?? this.#exhausted(this.#state(org, nowMs), org);
-  }
-
-  /** Counts one served click. Call synchronously after an allowed view(). */
+  /** Counts one served click. Call synchronously after an allowed admit(). */
   record(org: Organization, nowMs: number): void {
     const s = this.#state(org, nowMs);
     s.pendingDurable++;
@@ -131,7 +126,7 @@ export class ClickQuota {
     else if (s.localLease > 0) s.localLease--;
     // Refill before the lease runs out, so steady traffic never waits for the store.
     if (s.leasing === null && s.storeLease + s.localLease <= s.lastWant / 2 && nowMs >= s.exhaustedUntilMs) {
-      void this.prepare(org, nowMs).catch((err: unknown) => this.#o.onError?.(err));
+      void this.#prepare(org, nowMs).catch((err: unknown) => this.#o.onError?.(err));
     }
   }
 

@@ -12,7 +12,16 @@ export interface RawHit extends HitFacts {
   ip: string | null;
 }
 
-/** The port the redirector hands hits to. It must never block or throw on the hot path. */
+/** What every hit sink reports to the redirector's /metrics. */
+export interface HitSinkMetrics {
+  /** Hits held and not yet stored (or spooled). */
+  queueDepth: number;
+  /** Latency of the last batch write; null before the first. */
+  lastFlushLatencyMs: number | null;
+}
+
+/** The port the redirector hands hits to. push() must never block or throw on the hot path. */
 export interface HitSink {
   push(hit: RawHit): void;
+  metrics(): HitSinkMetrics;
 }

@@ -23,7 +23,6 @@ import type { EventPage } from '../reads/event-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
 import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
-import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import {
   browseSql,
   COUNT_EVENTS_SQL,
@@ -40,7 +39,6 @@ import {
 import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-transport.ts';
 import { exportText } from '../reads/event-export.ts';
-import { HttpClickHouseTransport, type HttpClickHouseOptions } from '../clickhouse/http-clickhouse-transport.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { formatMicros } from '../../time/instant.ts';
 
@@ -74,20 +72,6 @@ export class AnalyticsStore {
     options: AnalyticsStoreOptions = {},
   ) {
     this.syncSettleMillis = options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS;
-  }
-
-  /** Embedded mode: chDB at `path` (one process per path), schema ensured. */
-  static async openEmbedded(path: string, options: AnalyticsStoreOptions = {}): Promise<AnalyticsStore> {
-    const store = new AnalyticsStore(new ChdbTransport(path), options);
-    await store.ensureSchema();
-    return store;
-  }
-
-  /** Production mode: a ClickHouse server at `url` (http[s]://user:pass@host:8123/database), schema ensured. */
-  static async openHttp(url: string, options: AnalyticsStoreOptions & Omit<HttpClickHouseOptions, 'url'> = {}): Promise<AnalyticsStore> {
-    const store = new AnalyticsStore(new HttpClickHouseTransport({ ...options, url }), options);
-    await store.ensureSchema();
-    return store;
   }
 
   async ensureSchema(): Promise<void> {

@@ -4,6 +4,7 @@
 // then reported as a failure. What is pushed is what is stored, exactly once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { openChdbStore } from '../../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
 import { CHROME_WINDOWS_UA, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
@@ -22,7 +23,7 @@ let store: AnalyticsStore;
 const enricher = new HitEnricher();
 
 beforeAll(async () => {
-  store = await AnalyticsStore.openEmbedded(join(root, 'chdb'), { syncSettleMillis: 20 });
+  store = await openChdbStore(join(root, 'chdb'), { syncSettleMillis: 20 });
   await enricher.geo.open();
 });
 

@@ -10,7 +10,7 @@
 // thousand hits per event-loop turn, so a large batch never stalls the process it shares.
 import { randomUUID } from 'node:crypto';
 import { buildEventRecord, NO_ENRICHMENT, type EventRecord } from '../events/analytics-event.ts';
-import type { HitSink, RawHit } from '../events/raw-hit.ts';
+import type { HitSink, HitSinkMetrics, RawHit } from '../events/raw-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
 
@@ -45,11 +45,8 @@ export interface EventWriteBufferOptions {
   clock?: () => number;
 }
 
-export interface WriteBufferMetrics {
-  /** Hits waiting in memory: queued, being written, or awaiting a spool retry. */
-  queueDepth: number;
+export interface WriteBufferMetrics extends HitSinkMetrics {
   inFlightBatches: number;
-  lastFlushLatencyMs: number | null;
   flushedEvents: number;
   flushedBatches: number;
   spooledEvents: number;

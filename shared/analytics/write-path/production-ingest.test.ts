@@ -4,6 +4,7 @@
 // of them in the store exactly once when the endpoint listens again. Skipped without Redis.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { openHttpStore } from '../../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROME_WINDOWS_UA, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { AnalyticsStore } from '../store/analytics-store.ts';
@@ -13,7 +14,6 @@ import { startFakeClickHouse, type FakeClickHouse } from '../../../test/support/
 import { deleteRedisPrefix, redisTestPrefix } from '../../../test/support/servers.ts';
 import { BackfillWorker } from './backfill-worker.ts';
 import { EventWriteBuffer } from './event-write-buffer.ts';
-import { openAnalyticsPipeline } from './analytics-pipeline.ts';
 import { RedisStreamSpool } from './redis-stream-spool.ts';
 
 const redisUrl = inject('realRedisUrl');
@@ -26,7 +26,7 @@ describe.skipIf(!redisUrl)('production ingest: HTTP ClickHouse + Redis stream sp
 
   beforeAll(async () => {
     server = await startFakeClickHouse(dir);
-    store = await AnalyticsStore.openHttp(server.url, { requestTimeoutMs: 3000, syncSettleMillis: 20 });
+    store = await openHttpStore(server.url, { requestTimeoutMs: 3000, syncSettleMillis: 20 });
   });
 
   afterAll(async () => {
@@ -96,28 +96,4 @@ describe.skipIf(!redisUrl)('production ingest: HTTP ClickHouse + Redis stream sp
     expect(seen.size).toBe(1500);
     await spool.close();
   });
-
-  it('the production pipeline starts while ClickHouse is down, spools, and catches up once it answers', async () => {
-    const orgId = newOrgId();
-    const ownPrefix = `${prefix}late-start:`;
-    await server.stop();
-    const logs: string[] = [];
-    const pipeline = await openAnalyticsPipeline({ DATA_DIR: dir, CLICKHOUSE_URL: server.url, REDIS_URL: redisUrl ?? '', REDIS_PREFIX: ownPrefix }, { log: (m) => logs.push(m), buffer: { flushIntervalMs: 20, storeCooldownMs: 100 } });
-    let restarted = false;
-    try {
-      for (let i = 0; i < 300; i++) pipeline.sink.push(rawHit({ orgId }));
-      await pipeline.sink.flush();
-      expect(pipeline.sink.metrics().spooledEvents).toBe(300);
-      expect(logs.some((l) => l.includes('schema not ensured yet'))).toBe(true);
-      await server.start();
-      restarted = true;
-      const end = Date.now() + 25_000;
-      while ((await pipeline.spool.size()) > 0 && Date.now() < end) await sleep(50);
-      expect(await pipeline.spool.size()).toBe(0);
-    } finally {
-      if (!restarted) await server.start();
-      await pipeline.close();
-    }
-    expect(await store.countEvents(orgId)).toBe(300);
-  }, 40_000);
 });

@@ -1,0 +1,108 @@
+// Invariant: the redirector of one process is assembled here from ports the composition root
+// opened (database, bus, cache tier, click counter, usage store, hit sink): metrics, the
+// resolver subscribed to the bus, the click quota flushing on its timer, the redirect service,
+// and the uWS server. Nothing here chooses a backend. close() stops listening first, then stops
+// hearing invalidations, then flushes the click counts.
+import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
+import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
+import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
+import type { RedirectorConfig } from '../shared/config/config.ts';
+import type { Sql } from '../shared/db/database.ts';
+import { normalizeHost } from '../shared/domains/host-name.ts';
+import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
+import { ClickQuota } from '../shared/quotas/click-quota.ts';
+import type { UsageStore } from '../shared/quotas/usage-store.ts';
+import { RedirectorMetrics, type MetricsSnapshot } from './metrics.ts';
+import { RedirectResolver } from './redirect-resolver.ts';
+import { RedirectService } from './redirect-service.ts';
+import { serveRedirects } from './redirector-server.ts';
+
+export interface RedirectorDeps {
+  sql: Sql;
+  bus: InvalidationBus;
+  /** The shared Redis tier; null in embedded mode. */
+  cacheTier: SharedCacheTier | null;
+  clickCounter: ClickCounterStore;
+  usageStore: UsageStore;
+  hitSink: HitSink;
+  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'>;
+  /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
+  workersHint?: number;
+  /** Cluster: gathers every worker's snapshot; default: this process only. */
+  gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
+  /** Click-usage flush period (ms). Default 1000. */
+  usageFlushIntervalMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface RedirectorServer {
+  port: number;
+  metrics: RedirectorMetrics;
+  /** Snapshot of this process's metrics (the cluster primary merges them). */
+  metricsSnapshot(): MetricsSnapshot;
+  close(): Promise<void>;
+}
+
+const ERROR_LOG_INTERVAL_MS = 5_000;
+
+export async function createRedirectorServer(deps: RedirectorDeps): Promise<RedirectorServer> {
+  const { config } = deps;
+  const log = deps.log ?? ((m: string) => process.stderr.write(`[redirector] ${m}\n`));
+  const metrics = new RedirectorMetrics();
+  let lastErrorLog = 0;
+  const onError = (err: unknown): void => {
+    metrics.error();
+    const now = Date.now();
+    if (now - lastErrorLog > ERROR_LOG_INTERVAL_MS) {
+      lastErrorLog = now;
+      log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+  };
+
+  const resolver = new RedirectResolver({
+    sql: deps.sql,
+    cacheTier: deps.cacheTier,
+    linkCacheEntries: config.LINK_CACHE_ENTRIES,
+    defaultHost: normalizeHost(config.DEFAULT_SHORT_DOMAIN),
+    hits: (kind) => metrics.cacheCounters(kind),
+    onError,
+  });
+  const quota = new ClickQuota({
+    store: deps.clickCounter,
+    usage: deps.usageStore,
+    workersHint: deps.workersHint ?? 1,
+    flushIntervalMs: deps.usageFlushIntervalMs ?? 1_000,
+    onFlush: (ms) => metrics.usageFlushed(ms),
+    onError,
+  });
+  metrics.gauges = {
+    pendingClicks: () => quota.pendingClicks,
+    eventQueueDepth: () => deps.hitSink.metrics().queueDepth,
+    eventFlushLatencyMs: () => deps.hitSink.metrics().lastFlushLatencyMs,
+  };
+  await resolver.subscribe(deps.bus);
+  quota.start();
+  const service = new RedirectService({ resolver, quota, hitSink: deps.hitSink, metrics, onError });
+  const server = await serveRedirects({
+    service,
+    metrics,
+    host: config.REDIRECT_HOST,
+    port: config.REDIRECT_PORT,
+    trustProxy: config.TRUST_PROXY,
+    gatherMetrics: deps.gatherMetrics,
+    onError,
+  });
+
+  let closed: Promise<void> | null = null;
+  return {
+    port: server.port,
+    metrics,
+    metricsSnapshot: () => metrics.snapshot(),
+    close: () =>
+      (closed ??= (async () => {
+        server.close();
+        await resolver.unsubscribe();
+        await quota.close();
+      })()),
+  };
+}

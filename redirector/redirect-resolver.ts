@@ -1,0 +1,206 @@
+// Invariant: the redirector reads links, organisations, apps and custom domains only through
+// these four tiered caches (LRU → Redis → Postgres), and resolve() is the one place that turns a
+// route and a Host into the decision's entities, with one host rule: a registered custom domain
+// serves only its organisation's links, any other host every link. It answers synchronously,
+// with no I/O, when every entity it needs is a fresh LRU hit, and otherwise loads what is
+// missing (entities that do not depend on each other in parallel) and resolves again: the steps
+// are written once. Every invalidation evicts exactly the key it names (Redis entry first, then
+// the LRU) within the bus's delivery time. Without Redis (embedded mode) there is no Redis tier;
+// with LINK_CACHE_ENTRIES=0 only the link LRU is off. Misses of one event-loop turn share one
+// Postgres query per kind.
+import { findAppsByMobileAppIds, type MobileApp } from '../shared/apps/mobile-app-repository.ts';
+import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
+import { BatchLoader } from '../shared/cache/batch-loader.ts';
+import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
+import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
+import type { Sql } from '../shared/db/database.ts';
+import { findActiveDomainsByHosts, type Domain } from '../shared/domains/domain-repository.ts';
+import { buildLink, linkSize, type Link } from '../shared/links/link.ts';
+import { findLinksByCodes } from '../shared/links/link-repository.ts';
+import type { Organization } from '../shared/orgs/organization.ts';
+import { findOrganizationsByIds } from '../shared/orgs/org-repository.ts';
+import { hostServes, type DecisionInput, type Route } from './decide-redirect.ts';
+import type { EntityKind } from './entity-kinds.ts';
+
+export interface RedirectResolverOptions {
+  sql: Sql;
+  /** The shared Redis tier; null in embedded mode. */
+  cacheTier: SharedCacheTier | null;
+  linkCacheEntries: number;
+  /** The default short domain, normalised: it serves every link. */
+  defaultHost: string;
+  hits: (kind: EntityKind) => Record<CacheTier, number>;
+  onError: (err: unknown) => void;
+}
+
+const SECOND = 1_000;
+const TTL = {
+  lru: 60 * SECOND,
+  negativeLru: 10 * SECOND,
+  redis: 120 * SECOND,
+  negativeRedis: 30 * SECOND,
+};
+const SMALL_CACHE_ENTRIES = 50_000;
+const LINK_CACHE_BYTES = 256 * 1024 * 1024;
+const EMPTY_APPS: ReadonlyMap<string, MobileApp | null> = new Map();
+
+/** JSON read back from the Redis tier, which only this code writes. */
+const asIs = <T>(json: unknown): T => json as T;
+
+type Entity = Link | Organization | MobileApp | Domain;
+interface Miss {
+  kind: EntityKind;
+  id: string;
+}
+/** Entities loaded for one asynchronous resolution, by `${kind} ${id}`. */
+type Loaded = Map<string, Entity | null>;
+const MISSING = Symbol('missing');
+
+export class RedirectResolver {
+  readonly #caches: { readonly [K in EntityKind]: TieredCache<Entity> };
+  readonly #defaultHost: string;
+  readonly #onError: (err: unknown) => void;
+  /** Misses of the attempt in progress (attempts are synchronous, so one scratch list serves). */
+  #misses: Miss[] = [];
+  #unsubscribe: (() => Promise<void>) | null = null;
+
+  constructor(o: RedirectResolverOptions) {
+    this.#defaultHost = o.defaultHost;
+    this.#onError = o.onError;
+    const common = {
+      redis: o.cacheTier,
+      lruTtlMs: TTL.lru,
+      negativeLruTtlMs: TTL.negativeLru,
+      redisTtlMs: TTL.redis,
+      negativeRedisTtlMs: TTL.negativeRedis,
+      onError: o.onError,
+    };
+    const links = new BatchLoader((codes) => findLinksByCodes(o.sql, codes));
+    const orgs = new BatchLoader((ids) => findOrganizationsByIds(o.sql, ids));
+    const apps = new BatchLoader((ids) => findAppsByMobileAppIds(o.sql, ids));
+    const domains = new BatchLoader((hosts) => findActiveDomainsByHosts(o.sql, hosts));
+    const small = { ...common, lruEntries: SMALL_CACHE_ENTRIES, revive: asIs<Entity> };
+    this.#caches = {
+      link: new TieredCache<Entity>({
+        ...common,
+        kind: 'link',
+        hits: o.hits('link'),
+        lruEntries: o.linkCacheEntries,
+        lruMaxBytes: LINK_CACHE_BYTES,
+        sizeOf: (v) => linkSize(v as Link),
+        load: (code) => links.load(code),
+        // Rebuilt field by field, so cached links share one shape whichever tier they came from.
+        revive: (json) => buildLink(asIs<Link>(json)),
+      }),
+      org: new TieredCache<Entity>({ ...small, kind: 'org', hits: o.hits('org'), load: (id) => orgs.load(id) }),
+      app: new TieredCache<Entity>({ ...small, kind: 'app', hits: o.hits('app'), load: (id) => apps.load(id) }),
+      domain: new TieredCache<Entity>({ ...small, kind: 'domain', hits: o.hits('domain'), load: (host) => domains.load(host) }),
+    };
+  }
+
+  /**
+   * The decision's entities for `route` asked on `host` (normalised): synchronously when every
+   * one is a fresh LRU hit, else a promise. `quota` is left null for the caller to admit.
+   */
+  resolve(route: Route, host: string): DecisionInput | Promise<DecisionInput> {
+    const input = this.#attempt(route, host, null);
+    return input === MISSING ? this.#resolveLoading(route, host, this.#misses.splice(0)) : input;
+  }
+
+  async #resolveLoading(route: Route, host: string, firstMisses: Miss[]): Promise<DecisionInput> {
+    const loaded: Loaded = new Map();
+    let misses = firstMisses;
+    for (;;) {
+      const values = await Promise.all(misses.map((m) => this.#caches[m.kind].get(m.id)));
+      misses.forEach((m, i) => loaded.set(`${m.kind} ${m.id}`, values[i] ?? null));
+      const input = this.#attempt(route, host, loaded);
+      if (input !== MISSING) return input;
+      misses = this.#misses.splice(0);
+    }
+  }
+
+  /** The input of a path that names no link at all (answered like an unknown code). */
+  absent(route: Route): DecisionInput {
+    return this.#input(route, null, null);
+  }
+
+  #input(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
+    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: this.#defaultHost };
+  }
+
+  /** One pass over the resolution steps; MISSING when an entity is neither loaded nor in the LRU. */
+  #attempt(route: Route, host: string, loaded: Loaded | null): DecisionInput | typeof MISSING {
+    this.#misses.length = 0;
+    let hostDomain: Domain | null = null;
+    if (host !== this.#defaultHost && host !== '') {
+      const d = this.#look<Domain>('domain', host, loaded);
+      if (d === undefined) return MISSING;
+      hostDomain = d;
+    }
+    const link = this.#look<Link>('link', route.shortCode, loaded);
+    if (link === undefined) return MISSING;
+    const input = this.#input(route, link, hostDomain);
+    if (link === null || !link.isActive || !hostServes(hostDomain, link)) return input;
+    if (route.kind === 'qr') {
+      if (link.domainHost !== null) {
+        const d = this.#look<Domain>('domain', link.domainHost, loaded);
+        if (d === undefined) return MISSING;
+        input.linkDomain = d;
+      }
+      return input;
+    }
+    // The organisation and the apps depend only on the link: look them all up before giving up.
+    const org = this.#look<Organization>('org', link.orgId, loaded);
+    let apps = EMPTY_APPS;
+    if (link.deepLinks.length > 0) {
+      const found = new Map<string, MobileApp | null>();
+      for (const entry of link.deepLinks) {
+        const app = this.#look<MobileApp>('app', entry.mobileAppId, loaded);
+        if (app !== undefined) found.set(entry.mobileAppId, app);
+      }
+      apps = found;
+    }
+    if (org === undefined || this.#misses.length > 0) return MISSING;
+    input.org = org;
+    input.apps = apps;
+    return input;
+  }
+
+  /** The entity if known now (null: known absent), else undefined, noting the miss. */
+  #look<T extends Entity>(kind: EntityKind, id: string, loaded: Loaded | null): T | null | undefined {
+    const key = loaded === null ? '' : `${kind} ${id}`;
+    const v = loaded !== null && loaded.has(key) ? loaded.get(key) : this.#caches[kind].peek(id);
+    if (v === undefined) this.#misses.push({ kind, id });
+    return v as T | null | undefined;
+  }
+
+  async subscribe(bus: InvalidationBus): Promise<void> {
+    this.#unsubscribe = await bus.subscribe((message) => {
+      this.invalidate(message).catch(this.#onError);
+    });
+  }
+
+  async unsubscribe(): Promise<void> {
+    const u = this.#unsubscribe;
+    this.#unsubscribe = null;
+    if (u) await u();
+  }
+
+  invalidate(message: Invalidation): Promise<void> {
+    switch (message.kind) {
+      case 'link':
+        return this.#caches.link.invalidate(message.shortCode);
+      case 'org':
+        return this.#caches.org.invalidate(message.orgId);
+      case 'app':
+        return this.#caches.app.invalidate(message.mobileAppId);
+      case 'domain':
+        return this.#caches.domain.invalidate(message.host);
+    }
+  }
+
+  /** Drops every in-process entry (e.g. after the bus reconnected and messages may have been lost). */
+  clearLocal(): void {
+    for (const cache of Object.values(this.#caches)) cache.clearLocal();
+  }
+}

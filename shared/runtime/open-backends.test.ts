@@ -1,0 +1,121 @@
+// Invariant: the composition root alone turns the server URLs into ports, and the processes'
+// pipelines built on them lose nothing:
+// - no REDIS_URL / CLICKHOUSE_URL: chDB and a file spool under DATA_DIR, Postgres bus, memory
+//   limiter and counters; hits pushed before close() are readable after reopening DATA_DIR;
+// - all URLs: the HTTP store and the Redis stream spool; a pipeline started while ClickHouse is
+//   down spools and catches up once it answers;
+// - a production entry point without the server URLs is a ConfigError naming them.
+// (Moved here, assertions intact, from the pipeline tests of the former openAnalyticsPipeline.)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openHttpStore } from '../../test/support/analytics-stores.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newOrgId, rawHit, sleep } from '../analytics/events/analytics-fixtures.ts';
+import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
+import { createAnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
+import { PostgresInvalidationBus } from '../bus/postgres-invalidation-bus.ts';
+import { RedisInvalidationBus } from '../bus/redis-invalidation-bus.ts';
+import { commonSchema, ConfigError } from '../config/config.ts';
+import { MemoryRateLimiter } from '../limits/memory-rate-limiter.ts';
+import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
+import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
+import { startFakeClickHouse, type FakeClickHouse } from '../../test/support/fake-clickhouse-http.ts';
+import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
+import { openBackends } from './open-backends.ts';
+
+const redisUrl = inject('realRedisUrl');
+let db: TestDatabase;
+const dir = mkdtempSync(join(process.cwd(), '.tmp', 'backends-'));
+
+beforeAll(async () => {
+  db = await createTestDatabase(inject('embeddedPgUrl'));
+});
+afterAll(async () => {
+  await db?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('openBackends without Redis and ClickHouse (embedded analytics)', () => {
+  it('chDB + file spool under DATA_DIR; close() loses nothing; data survives a reopen', async () => {
+    const config = commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, ANALYTICS_SYNC_SETTLE_MS: '10' });
+    const logs: string[] = [];
+    const first = await openBackends(config);
+    expect(first.bus).toBeInstanceOf(PostgresInvalidationBus);
+    expect(first.rateLimiter).toBeInstanceOf(MemoryRateLimiter);
+    expect(first.clickCounter).toBeInstanceOf(MemoryClickCounterStore);
+    expect(await first.cacheTier()).toBeNull();
+    expect(await first.startCacheEpoch()).toBeNull();
+    const analytics = await first.analytics();
+    expect(await first.analytics()).toBe(analytics); // opened once
+    expect(analytics.store.transport.description).toBe(`chdb:${join(dir, 'analytics')}`);
+    expect(analytics.spool.description).toBe(`file-spool:${join(dir, 'analytics-spool')}`);
+    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: true, log: (m) => logs.push(m) });
+    const orgId = newOrgId();
+    for (let i = 0; i < 1234; i++) pipeline.sink.push(rawHit({ orgId, ip: '8.8.8.8' }));
+    await pipeline.close();
+    await first.close();
+
+    const second = await openBackends(config);
+    const reopened = createAnalyticsPipeline({ ...(await second.analytics()), backfill: true, log: (m) => logs.push(m) });
+    expect(await reopened.store.countEvents(orgId)).toBe(1234);
+    await reopened.close();
+    await second.close();
+    expect(logs.filter((l) => l.startsWith('store '))).toHaveLength(2);
+  });
+
+  it('a production entry point without the server URLs is a ConfigError naming each', async () => {
+    const config = commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url });
+    const err = await openBackends(config, { requireServersFor: 'start:ingest' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain('start:ingest needs REDIS_URL, CLICKHOUSE_URL');
+  });
+});
+
+describe.skipIf(!redisUrl)('openBackends with every server URL (production)', () => {
+  const prefix = redisTestPrefix();
+  let server: FakeClickHouse;
+  let store: AnalyticsStore;
+
+  beforeAll(async () => {
+    server = await startFakeClickHouse(join(dir, 'fake-ch'));
+    store = await openHttpStore(server.url, { requestTimeoutMs: 3000, syncSettleMillis: 20 });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await server?.close();
+    await deleteRedisPrefix(redisUrl ?? '', prefix);
+  });
+
+  it('Redis ports; the pipeline starts while ClickHouse is down, spools, and catches up once it answers', async () => {
+    const orgId = newOrgId();
+    await server.stop();
+    const logs: string[] = [];
+    const config = commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, CLICKHOUSE_URL: server.url, REDIS_URL: redisUrl, REDIS_PREFIX: `${prefix}late-start:` });
+    const backends = await openBackends(config, { requireServersFor: 'test', log: (m) => logs.push(m) });
+    expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
+    expect(backends.rateLimiter).toBeInstanceOf(RedisRateLimiter);
+    expect(backends.clickCounter).toBeInstanceOf(RedisClickCounterStore);
+    const epoch = await backends.startCacheEpoch();
+    expect(epoch).not.toBeNull();
+    expect(await backends.cacheTier()).not.toBeNull();
+    const pipeline = createAnalyticsPipeline({ ...(await backends.analytics()), backfill: true, log: (m) => logs.push(m), buffer: { flushIntervalMs: 20, storeCooldownMs: 100 } });
+    let restarted = false;
+    try {
+      for (let i = 0; i < 300; i++) pipeline.sink.push(rawHit({ orgId }));
+      await pipeline.sink.flush();
+      expect(pipeline.sink.metrics().spooledEvents).toBe(300);
+      expect(logs.some((l) => l.includes('schema not ensured yet'))).toBe(true);
+      await server.start();
+      restarted = true;
+      const end = Date.now() + 25_000;
+      while ((await pipeline.spool.size()) > 0 && Date.now() < end) await sleep(50);
+      expect(await pipeline.spool.size()).toBe(0);
+    } finally {
+      if (!restarted) await server.start();
+      await pipeline.close();
+      await backends.close();
+    }
+    expect(await store.countEvents(orgId)).toBe(300);
+  }, 40_000);
+});

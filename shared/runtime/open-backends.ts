@@ -1,0 +1,167 @@
+// Invariant: this is the composition root, the only code that looks at which server URLs are set.
+// - Postgres: DATABASE_URL, else the embedded cluster under DATA_DIR/postgres.
+// - With REDIS_URL: the invalidation bus, rate limiter, click counter, cache tier and event spool
+//   are Redis. Without it: the bus is Postgres LISTEN/NOTIFY (so the admin CLI and the relay reach
+//   a running embedded server), limits and click counters are in process memory, there is no
+//   cache tier, and the spool is files under DATA_DIR/analytics-spool.
+// - With CLICKHOUSE_URL: the analytics store is that server over HTTP (its schema ensured in the
+//   background while it is down); without it chDB under DATA_DIR/analytics, which only one
+//   process may open (so it is opened on demand, by the process that asks).
+// The analytics drivers (chDB's engine, @clickhouse/client) load only when analytics() is first
+// called, so the admin CLI starts fast. Every other module receives these ports and never
+// branches on a backend. close() closes what it opened, the store and the database last.
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
+import type { EventSpool } from '../analytics/write-path/event-spool.ts';
+import { FileSpool } from '../analytics/write-path/file-spool.ts';
+import { RedisStreamSpool } from '../analytics/write-path/redis-stream-spool.ts';
+import type { InvalidationBus } from '../bus/invalidation-bus.ts';
+import { OutboxRelay } from '../bus/outbox-relay.ts';
+import { PostgresInvalidationBus } from '../bus/postgres-invalidation-bus.ts';
+import { RedisInvalidationBus } from '../bus/redis-invalidation-bus.ts';
+import { bumpCacheEpoch, currentCacheEpoch, RedisCacheTier } from '../cache/redis-cache-tier.ts';
+import type { SharedCacheTier } from '../cache/shared-cache-tier.ts';
+import { ConfigError, type CommonConfig } from '../config/config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { openEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { MemoryRateLimiter } from '../limits/memory-rate-limiter.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { PostgresPreviewStore, type PreviewStore } from '../previews/preview-store.ts';
+import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
+import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
+import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
+import { PostgresUsageStore, type UsageStore } from '../quotas/usage-store.ts';
+
+export interface AnalyticsBackends {
+  store: AnalyticsStore;
+  /** Where batches the store refused wait for the backfill. */
+  spool: EventSpool;
+}
+
+export interface Backends {
+  /** Where each backend lives, for the start-up log (e.g. `Postgres: embedded in ./data/postgres`). */
+  summary: string[];
+  db: Database;
+  bus: InvalidationBus;
+  rateLimiter: RateLimiter;
+  clickCounter: ClickCounterStore;
+  usageStore: UsageStore;
+  previewStore: PreviewStore;
+  /** The shared Redis cache tier of `epoch` (default: the current one); null without Redis. */
+  cacheTier(epoch?: string): Promise<SharedCacheTier | null>;
+  /** Starts a fresh cache epoch (a redirector cluster does, once, at start); null without Redis. */
+  startCacheEpoch(): Promise<string | null>;
+  /** The analytics store and spool, opened on the first call. */
+  analytics(): Promise<AnalyticsBackends>;
+  /** Relays the outbox to the bus from this process until close(). */
+  startOutboxRelay(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenBackendsOptions {
+  /** Production entry point: every server URL must be set (its name goes into the message). */
+  requireServersFor?: string;
+  poolSize?: number;
+  log?: (message: string) => void;
+}
+
+const SERVER_URLS = ['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const;
+const SCHEMA_RETRY_MS = 2_000;
+
+export async function openBackends(config: CommonConfig, options: OpenBackendsOptions = {}): Promise<Backends> {
+  const log = options.log ?? (() => {});
+  if (options.requireServersFor) {
+    const missing = SERVER_URLS.filter((k) => !config[k]);
+    if (missing.length > 0) throw new ConfigError([`${options.requireServersFor} needs ${missing.join(', ')} (embedded single-process mode is \`npm start\`)`]);
+  }
+  const embedded = config.DATABASE_URL ? null : await openEmbeddedPostgres(config.DATA_DIR, log);
+  const db = await openDatabase({ url: config.DATABASE_URL ?? embedded!.url, poolSize: options.poolSize, release: embedded?.release });
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  redis?.on('error', () => {}); // reported by the calls that fail
+  const prefix = config.REDIS_PREFIX;
+  const bus: InvalidationBus = redis ? new RedisInvalidationBus(redis, prefix) : new PostgresInvalidationBus(db.sql);
+  const rateLimiter: RateLimiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
+  const clickCounter: ClickCounterStore = redis ? new RedisClickCounterStore(redis, prefix) : new MemoryClickCounterStore();
+  let relay: OutboxRelay | null = null;
+  let analytics: Promise<AnalyticsBackends> | null = null;
+  let schemaRetry: NodeJS.Timeout | null = null;
+
+  const openAnalytics = async (): Promise<AnalyticsBackends> => {
+    const storeOptions = { syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS };
+    let store: AnalyticsStore;
+    if (config.CLICKHOUSE_URL) {
+      // A ClickHouse server that is down at start must not stop the process (redirects go on,
+      // events are spooled): the schema is ensured in the background until the server answers.
+      const { HttpClickHouseTransport } = await import('../analytics/clickhouse/http-clickhouse-transport.ts');
+      const http = new AnalyticsStore(new HttpClickHouseTransport({ url: config.CLICKHOUSE_URL }), storeOptions);
+      const ensure = (): void => {
+        http.ensureSchema().then(
+          () => {
+            schemaRetry = null;
+          },
+          (err: unknown) => {
+            log(`ClickHouse schema not ensured yet (${err instanceof Error ? err.message : String(err)}); retrying in ${SCHEMA_RETRY_MS / 1000} s`);
+            schemaRetry = setTimeout(ensure, SCHEMA_RETRY_MS);
+            schemaRetry.unref();
+          },
+        );
+      };
+      try {
+        await http.ensureSchema();
+      } catch {
+        ensure();
+      }
+      store = http;
+    } else {
+      const { ChdbTransport } = await import('../analytics/clickhouse/chdb-transport.ts');
+      store = new AnalyticsStore(new ChdbTransport(join(config.DATA_DIR, 'analytics')), storeOptions);
+      await store.ensureSchema();
+    }
+    try {
+      const spool: EventSpool = redis ? new RedisStreamSpool({ prefix, redis }) : await FileSpool.open(join(config.DATA_DIR, 'analytics-spool'));
+      return { store, spool };
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  };
+
+  const summary = [
+    config.DATABASE_URL ? 'Postgres: DATABASE_URL' : `Postgres: embedded in ${join(config.DATA_DIR, 'postgres')}`,
+    redis ? 'Redis: REDIS_URL' : 'Redis: none (bus over Postgres, limits and counters in memory)',
+    config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in ${join(config.DATA_DIR, 'analytics')}`,
+  ];
+
+  return {
+    summary,
+    db,
+    bus,
+    rateLimiter,
+    clickCounter,
+    usageStore: new PostgresUsageStore(db.sql),
+    previewStore: new PostgresPreviewStore(db.sql),
+    cacheTier: async (epoch) => (redis ? new RedisCacheTier(redis, prefix, epoch ?? (await currentCacheEpoch(redis, prefix))) : null),
+    startCacheEpoch: async () => (redis ? bumpCacheEpoch(redis, prefix) : null),
+    analytics: () => (analytics ??= openAnalytics()),
+    startOutboxRelay: async () => {
+      if (relay) return;
+      relay = new OutboxRelay({ sql: db.sql, bus, onError: (err) => log(`outbox relay: ${err instanceof Error ? err.message : String(err)}`) });
+      await relay.start();
+    },
+    close: async () => {
+      await relay?.stop();
+      await bus.close();
+      await rateLimiter.close();
+      if (schemaRetry) clearTimeout(schemaRetry);
+      const opened = await analytics?.catch(() => null);
+      if (opened) {
+        await opened.spool.close();
+        await opened.store.close();
+      }
+      redis?.disconnect();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Invariant: the architecture rules in .dependency-cruiser.cjs hold on the code base (no
+// violation), and they bite: a probe tree that breaks each rule once gets exactly those
+// violations, so a rule that silently stopped matching fails this test too.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..');
+const depcruise = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+async function violations(cwd: string): Promise<Violation[]> {
+  const args = [depcruise, '--config', '.dependency-cruiser.cjs', '--output-type', 'json', 'api', 'redirector', 'ingest', 'shared', 'bin'];
+  const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const result = JSON.parse(stdout) as { summary: { violations: Violation[] } };
+  return result.summary.violations;
+}
+
+const probe = mkdtempSync(join(root, '.tmp', 'architecture-'));
+afterAll(() => rmSync(probe, { recursive: true, force: true }));
+
+function productFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(test|contract)\.ts$/.test(e.name))
+    .map((e) => join(e.parentPath, e.name).slice(root.length + 1));
+}
+
+describe('architecture: backends are chosen once', () => {
+  it('no product module but the composition root reads a server URL setting', () => {
+    const readers = ['api', 'redirector', 'ingest', 'shared', 'bin']
+      .flatMap(productFiles)
+      .filter((f) => /\.(DATABASE_URL|REDIS_URL|CLICKHOUSE_URL)\b/.test(readFileSync(join(root, f), 'utf8')));
+    expect(readers).toEqual(['shared/runtime/open-backends.ts']);
+  });
+});
+
+describe('architecture (dependency-cruiser)', () => {
+  it('the code base has no violation', async () => {
+    expect(await violations(root)).toEqual([]);
+  }, 60_000);
+
+  it('each rule catches its own breach in a probe tree', async () => {
+    const files: Record<string, string> = {
+      'api/routes.ts': "import { x } from '../redirector/server.ts';\nexport const y = x;\n",
+      'redirector/server.ts': "import { bus } from '../shared/bus/redis-invalidation-bus.ts';\nexport const x = bus;\n",
+      'ingest/main.ts': "import { helper } from '../test/support/helper.ts';\nexport const z = helper;\n",
+      'shared/bus/redis-invalidation-bus.ts': "export const bus = 1;\n",
+      'shared/links/save.ts': "import { y } from '../../api/routes.ts';\nexport const s = y;\n",
+      'shared/runtime/open-backends.ts': "import { bus } from '../bus/redis-invalidation-bus.ts';\nexport const b = bus;\n",
+      'bin/start.ts': "import { b } from '../shared/runtime/open-backends.ts';\nexport const c = b;\n",
+      'test/support/helper.ts': 'export const helper = 1;\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(probe, path)), { recursive: true });
+      writeFileSync(join(probe, path), text);
+    }
+    copyFileSync(join(root, '.dependency-cruiser.cjs'), join(probe, '.dependency-cruiser.cjs'));
+    copyFileSync(join(root, 'tsconfig.json'), join(probe, 'tsconfig.json'));
+    symlinkSync(join(root, 'node_modules'), join(probe, 'node_modules'));
+    const found = (await violations(probe)).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+    expect(found).toEqual([
+      'backends-chosen-once: redirector/server.ts -> shared/bus/redis-invalidation-bus.ts',
+      'processes-import-only-shared: api/routes.ts -> redirector/server.ts',
+      'product-never-imports-tests: ingest/main.ts -> test/support/helper.ts',
+      'shared-never-imports-processes: shared/links/save.ts -> api/routes.ts',
+    ]);
+  }, 60_000);
+});
