@@ -12,6 +12,7 @@ export type PrimaryMessage =
 
 export type WorkerMessage =
   | { t: 'hello' }
+  | { t: 'ready' }
   | { t: 'metrics-request'; id: number }
   | { t: 'metrics-snapshot'; id: number; snapshot: MetricsSnapshot };
 
@@ -83,6 +84,30 @@ export function clusterMetricsClient(localSnapshot: () => MetricsSnapshot): (loc
       });
       process.send?.({ t: 'metrics-request', id } satisfies WorkerMessage);
     });
+}
+
+/** Worker side: tells the primary this worker listens (a rolling restart waits for it). */
+export function announceReady(): void {
+  process.send?.({ t: 'ready' } satisfies WorkerMessage);
+}
+
+/** Primary side: resolves when `worker` announced it listens, false if it exits or `timeoutMs` passes first. */
+export function workerReady(worker: Worker, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('exit', onExit);
+      resolve(ok);
+    };
+    const onMessage = (raw: unknown): void => {
+      if (isMessage<WorkerMessage>(raw) && raw.t === 'ready') done(true);
+    };
+    const onExit = (): void => done(false);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('exit', onExit);
+  });
 }
 
 /** Worker side: says hello and waits for the primary's init message. */

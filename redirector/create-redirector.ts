@@ -1,8 +1,9 @@
 // Invariant: the redirector of one process is assembled here from ports the composition root
 // opened (database, bus, cache tier, click counter, usage store, hit sink): metrics, the
 // resolver subscribed to the bus, the click quota flushing on its timer, the redirect service,
-// and the uWS server. Nothing here chooses a backend. close() stops listening first, then stops
-// hearing invalidations, then flushes the click counts.
+// and the uWS server. Nothing here chooses a backend. close() drains the server first (stops
+// accepting, answers what it received, within SHUTDOWN_GRACE_MS), then stops hearing
+// invalidations, then flushes the click counts.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
@@ -25,7 +26,7 @@ export interface RedirectorDeps {
   clickCounter: ClickCounterStore;
   usageStore: UsageStore;
   hitSink: HitSink;
-  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'>;
+  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'> & Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS'>>;
   /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
   workersHint?: number;
   /** Cluster: gathers every worker's snapshot; default: this process only. */
@@ -44,6 +45,7 @@ export interface RedirectorServer {
 }
 
 const ERROR_LOG_INTERVAL_MS = 5_000;
+const DEFAULT_GRACE_MS = 10_000;
 
 export async function createRedirectorServer(deps: RedirectorDeps): Promise<RedirectorServer> {
   const { config } = deps;
@@ -100,7 +102,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     metricsSnapshot: () => metrics.snapshot(),
     close: () =>
       (closed ??= (async () => {
-        server.close();
+        await server.drain(config.SHUTDOWN_GRACE_MS ?? DEFAULT_GRACE_MS);
         await resolver.unsubscribe();
         await quota.close();
       })()),

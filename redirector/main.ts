@@ -3,7 +3,10 @@
 // uWS app on the same port (SO_REUSEPORT). It needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL
 // (embedded mode is `npm start`), refuses to start on the uWS JS fallback, migrates and starts a
 // fresh Redis cache epoch once in the primary, relays the outbox from the primary, and restarts
-// crashed workers. This file is wiring only. Exit code 2: configuration; 3: uWS fallback.
+// crashed workers. SIGHUP restarts the workers one by one (a new one listens before the old one
+// drains), so no request goes unanswered. SIGTERM drains every worker (SHUTDOWN_GRACE_MS) and
+// flushes its events; a second signal changes nothing. This file is wiring only. Exit code 2:
+// configuration; 3: uWS fallback.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
@@ -11,12 +14,14 @@ import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../sh
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { EXIT_CONFIG, startOrExit } from '../shared/runtime/startup.ts';
-import { awaitInit, clusterMetricsClient, servePrimary } from './cluster-messages.ts';
+import { announceReady, awaitInit, clusterMetricsClient, servePrimary, workerReady } from './cluster-messages.ts';
 import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
 
 const EXIT_UWS_FALLBACK = 3;
-const WORKER_STOP_DEADLINE_MS = 15_000;
+/** Beyond the drain: time for a worker to flush its events before it is killed. */
+const WORKER_FLUSH_MARGIN_MS = 15_000;
+const WORKER_READY_TIMEOUT_MS = 30_000;
 const role = cluster.isPrimary ? 'primary' : `worker ${cluster.worker?.id ?? '?'}`;
 const log = (m: string): void => void process.stderr.write(`[redirector ${role}] ${m}\n`);
 const entry = 'start:redirector';
@@ -41,8 +46,11 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
 
   servePrimary(cluster, { t: 'init', epoch, workers });
   let stopping = false;
+  let rolling = false;
+  const retiring = new Set<number>();
+  const stopDeadlineMs = c.SHUTDOWN_GRACE_MS + WORKER_FLUSH_MARGIN_MS;
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
+    if (stopping || retiring.delete(worker.id)) return;
     if (code === EXIT_CONFIG || code === EXIT_UWS_FALLBACK) {
       log(`worker ${worker.id} cannot start (exit ${code}); stopping`);
       stopping = true;
@@ -59,20 +67,42 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
   for (let i = 0; i < workers; i++) cluster.fork();
   log(`${workers} workers on ${c.REDIRECT_HOST}:${c.REDIRECT_PORT}, cache epoch ${epoch}`);
 
+  const alive = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+  // Rolling restart: each worker is replaced by a fresh one that listens (SO_REUSEPORT) before
+  // the old one drains, so the port never lacks a listener.
+  process.on('SIGHUP', () => {
+    if (rolling || stopping) return log('SIGHUP: a restart or shutdown is already under way');
+    rolling = true;
+    log('SIGHUP: restarting workers one by one');
+    void (async () => {
+      for (const old of alive()) {
+        if (stopping) break;
+        const fresh = cluster.fork();
+        if (!(await workerReady(fresh, WORKER_READY_TIMEOUT_MS))) {
+          log(`worker ${fresh.id} did not become ready; keeping worker ${old.id}`);
+          break;
+        }
+        retiring.add(old.id);
+        await stopWorker(old, stopDeadlineMs);
+      }
+      rolling = false;
+      log('rolling restart done');
+    })();
+  });
+
   const stopWorkers = async (): Promise<void> => {
     stopping = true;
-    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-    await Promise.all(alive.map(stopWorker));
+    await Promise.all(alive().map((w) => stopWorker(w, stopDeadlineMs)));
   };
   onShutdown([backends.close, stopWorkers], log);
 }
 
-function stopWorker(w: Worker): Promise<void> {
+function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const deadline = setTimeout(() => {
       w.process.kill('SIGKILL');
       resolve();
-    }, WORKER_STOP_DEADLINE_MS);
+    }, deadlineMs);
     w.once('exit', () => {
       clearTimeout(deadline);
       resolve();
@@ -103,5 +133,6 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
     log,
   );
   onShutdown([backends.close, pipeline.close, server.close], log);
+  announceReady();
   log(`listening on ${c.REDIRECT_HOST}:${server.port}`);
 }

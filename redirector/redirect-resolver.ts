@@ -175,9 +175,12 @@ export class RedirectResolver {
   }
 
   async subscribe(bus: InvalidationBus): Promise<void> {
-    this.#unsubscribe = await bus.subscribe((message) => {
-      this.invalidate(message).catch(this.#onError);
-    });
+    this.#unsubscribe = await bus.subscribe(
+      (message) => {
+        this.invalidate(message).catch(this.#onError);
+      },
+      () => this.clearLocal(),
+    );
   }
 
   async unsubscribe(): Promise<void> {

@@ -5,7 +5,9 @@
 // RedirectService's decision inside cork(). An LRU hit is answered synchronously with no network
 // round trip. Each served click or preview hands exactly one RawHit to the sink and (clicks only)
 // counts one click, at the moment its answer is written; HEAD and error answers hand off and
-// count nothing.
+// count nothing. drain() stops accepting, answers every request already received (each with
+// `Connection: close` from then on), closes connections once they have been idle for a moment,
+// and force-closes what is left at the deadline.
 import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
@@ -29,9 +31,16 @@ export interface RedirectorServerOptions {
 
 export interface ListeningServer {
   port: number;
-  /** Stops listening and closes every connection. */
-  close(): void;
+  /**
+   * Stops accepting connections, answers what was received (closing each connection after its
+   * answer), and closes the rest once no request arrived for a moment or `deadlineMs` passed.
+   */
+  drain(deadlineMs: number): Promise<void>;
 }
+
+/** Connections with no request for this long during a drain are closed (ms). */
+const DRAIN_QUIET_MS = 300;
+const DRAIN_POLL_MS = 25;
 
 type Method = 'GET' | 'HEAD';
 
@@ -81,7 +90,7 @@ function remoteAddress(res: uWS.HttpResponse): string | null {
   return text === '' ? null : text;
 }
 
-function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean): void {
+function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean, close: boolean): void {
   res.writeStatus(a.status === STATUS_302 ? STATUS_302_BYTES : a.status);
   if (a.location !== null) res.writeHeader(H.location, a.location);
   res.writeHeader(H.cacheControl, CACHE_CONTROL_VALUE);
@@ -90,16 +99,16 @@ function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean): void 
     res.writeHeader(H.csp, a.contentSecurityPolicy);
     res.writeHeader(H.nosniff, 'nosniff');
   }
-  if (head) res.endWithoutBody();
-  else if (a.body === '') res.end();
-  else res.end(a.body);
+  if (head) res.endWithoutBody(undefined, close);
+  else if (a.body === '') res.end(undefined, close);
+  else res.end(a.body, close);
 }
 
-function writeJson(res: uWS.HttpResponse, status: string, body: string, head: boolean, headers: readonly [string, string][] = []): void {
+function writeJson(res: uWS.HttpResponse, status: string, body: string, head: boolean, close: boolean, headers: readonly [string, string][] = []): void {
   res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
   for (const [k, v] of headers) res.writeHeader(k, v);
-  if (head) res.endWithoutBody();
-  else res.end(body);
+  if (head) res.endWithoutBody(undefined, close);
+  else res.end(body, close);
 }
 
 const INTERNAL_ERROR = '{"errors":[{"code":"SML001","message":"Internal server error"}]}';
@@ -107,6 +116,12 @@ const INTERNAL_ERROR = '{"errors":[{"code":"SML001","message":"Internal server e
 export async function serveRedirects(o: RedirectorServerOptions): Promise<ListeningServer> {
   const uws = nativeUws();
   const { service, metrics } = o;
+  /** Set by drain(): every answer from then on closes its connection. */
+  let draining = false;
+  /** Requests answered asynchronously and not answered yet. */
+  let inFlight = 0;
+  /** Requests received, to tell a quiet connection set during a drain. */
+  let received = 0;
 
   function readFacts(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method): RequestFacts {
     const referrer = req.getHeader(H.referer);
@@ -132,11 +147,14 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   /** Writes a decision; a QR decision is rendered first (off this call), then written. */
   function write(res: uWS.HttpResponse, d: Decision, facts: RequestFacts, aborted: { value: boolean } | null): void {
     if (d.kind === 'answer') {
-      writeAnswer(res, d, facts.method === 'HEAD');
+      writeAnswer(res, d, facts.method === 'HEAD', draining);
       return;
     }
     const box = aborted ?? watchAbort(res);
-    writeQr(res, d, facts.method === 'HEAD', box).catch((err: unknown) => fail(res, facts.method === 'HEAD', box, err));
+    inFlight++;
+    writeQr(res, d, facts.method === 'HEAD', box)
+      .catch((err: unknown) => fail(res, facts.method === 'HEAD', box, err))
+      .finally(() => inFlight--);
   }
 
   async function writeQr(res: uWS.HttpResponse, qr: QrAnswer, head: boolean, aborted: { value: boolean }): Promise<void> {
@@ -145,8 +163,8 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     metrics.request('qr');
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', image.contentType).writeHeader('Cache-Control', 'public, max-age=300');
-      if (head) res.endWithoutBody();
-      else res.end(image.body);
+      if (head) res.endWithoutBody(undefined, draining);
+      else res.end(image.body, draining);
     });
   }
 
@@ -161,7 +179,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   function fail(res: uWS.HttpResponse, head: boolean, aborted: { value: boolean }, err: unknown): void {
     o.onError(err);
     metrics.request('error');
-    if (!aborted.value) res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, head));
+    if (!aborted.value) res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, head, draining));
   }
 
   /** A short-link route: answered now on a cache hit, else after its entities and lease are loaded. */
@@ -181,13 +199,18 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       return;
     }
     const aborted = watchAbort(res);
+    inFlight++;
     service.prepare(route, facts).then(
       (input) => {
+        inFlight--;
         if (aborted.value) return;
         // No await from the admission to the click count: the admission seen is the one recorded.
         res.cork(() => write(res, service.answerPrepared(input, facts, Date.now()), facts, aborted));
       },
-      (err: unknown) => fail(res, method === 'HEAD', aborted, err),
+      (err: unknown) => {
+        inFlight--;
+        fail(res, method === 'HEAD', aborted, err);
+      },
     );
   }
 
@@ -195,17 +218,20 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     const aborted = watchAbort(res);
     metrics.request('metrics');
     let snapshot = metrics.snapshot();
+    inFlight++;
     try {
       if (o.gatherMetrics) snapshot = await o.gatherMetrics(snapshot);
     } catch (err) {
       o.onError(err);
+    } finally {
+      inFlight--;
     }
     if (aborted.value) return;
     const body = renderPrometheus(snapshot);
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').writeHeader('Cache-Control', 'no-store');
-      if (method === 'HEAD') res.endWithoutBody();
-      else res.end(body);
+      if (method === 'HEAD') res.endWithoutBody(undefined, draining);
+      else res.end(body, draining);
     });
   }
 
@@ -213,12 +239,13 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   const guarded =
     (method: Method, handler: (res: uWS.HttpResponse, req: uWS.HttpRequest) => void) =>
     (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+      received++;
       try {
         handler(res, req);
       } catch (err) {
         o.onError(err);
         metrics.request('error');
-        res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, method === 'HEAD'));
+        res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, method === 'HEAD', draining));
       }
     };
 
@@ -231,7 +258,8 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       '/healthz',
       guarded(method, (res) => {
         metrics.request('health');
-        writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD');
+        if (draining) writeJson(res, '503 Service Unavailable', '{"response":{"status":"draining"}}', method === 'HEAD', true);
+        else writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD', false);
       }),
     );
     register('/metrics', guarded(method, (res) => void handleMetrics(res, method)));
@@ -247,8 +275,9 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     );
   }
   app.any('/*', (res) => {
+    received++;
     metrics.request('bad_method');
-    writeJson(res, '405 Method Not Allowed', '{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}', false, [['Allow', 'GET, HEAD']]);
+    writeJson(res, '405 Method Not Allowed', '{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}', false, draining, [['Allow', 'GET, HEAD']]);
   });
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
@@ -257,11 +286,25 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       else reject(new Error(`redirector cannot listen on ${o.host}:${o.port}`));
     });
   });
+  let drained: Promise<void> | null = null;
   return {
     port: uws.us_socket_local_port(listenSocket),
-    close: () => {
-      uws.us_listen_socket_close(listenSocket);
-      (app as unknown as { close?: () => void }).close?.();
-    },
+    drain: (deadlineMs) =>
+      (drained ??= (async () => {
+        uws.us_listen_socket_close(listenSocket);
+        draining = true;
+        const deadline = Date.now() + deadlineMs;
+        let seen = received;
+        let quietSince = Date.now();
+        while (Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, DRAIN_POLL_MS));
+          if (received !== seen || inFlight > 0) {
+            seen = received;
+            quietSince = Date.now();
+          } else if (Date.now() - quietSince >= DRAIN_QUIET_MS) break;
+        }
+        // Whatever is still open has been idle (or the deadline passed): close it.
+        (app as unknown as { close?: () => void }).close?.();
+      })()),
   };
 }

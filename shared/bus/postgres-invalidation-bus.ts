@@ -49,8 +49,12 @@ export class PostgresInvalidationBus extends WireInvalidationBus {
   }
 
   /** postgres.js's dedicated LISTEN connection of the borrowed `sql`; stopping unlistens, `sql` stays open. */
-  protected async listen(receive: (payload: string) => void): Promise<StopListening> {
-    const meta = await this.#sql.listen(this.channel, receive);
+  protected async listen(receive: (payload: string) => void, resync: () => void): Promise<StopListening> {
+    let listens = 0;
+    // postgres.js calls onlisten on every (re)LISTEN: each after the first follows a lost connection.
+    const meta = await this.#sql.listen(this.channel, receive, () => {
+      if (++listens > 1) resync();
+    });
     return () => meta.unlisten();
   }
 }

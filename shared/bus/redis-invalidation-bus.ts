@@ -2,8 +2,9 @@
 // the borrowed client; receiving uses one dedicated subscriber connection, duplicated from it on
 // the first subscribe() and owned (and closed) by this bus, which fans each message out to its
 // local handlers. A payload that is not a valid Invalidation is reported and dropped, never thrown.
-// Delivery is at-most-once: messages published while the subscriber is reconnecting are lost
-// (caches keep a TTL for that); ioredis re-subscribes by itself after a reconnect.
+// Delivery is at-most-once: messages published while the subscriber is reconnecting are lost, so
+// every reconnect after the first connection calls the subscribers' resync; ioredis re-subscribes
+// by itself.
 import type { Redis } from 'ioredis';
 import type { BusErrorReporter } from './handler-set.ts';
 import { WireInvalidationBus, type StopListening } from './wire-invalidation-bus.ts';
@@ -32,8 +33,13 @@ export class RedisInvalidationBus extends WireInvalidationBus {
   }
 
   /** One dedicated subscriber connection, duplicated from the borrowed client and owned here. */
-  protected async listen(receive: (payload: string) => void): Promise<StopListening> {
+  protected async listen(receive: (payload: string) => void, resync: () => void): Promise<StopListening> {
     const subscriber = this.#redis.duplicate();
+    let ready = 0;
+    // ioredis re-subscribes on every reconnect: each 'ready' after the first follows a loss.
+    subscriber.on('ready', () => {
+      if (++ready > 1) resync();
+    });
     subscriber.on('error', (err: Error) => this.onError(new Error(`redis subscriber: ${err.message}`, { cause: err })));
     subscriber.on('message', (channel: string, payload: string) => {
       if (channel === this.channel) receive(payload);

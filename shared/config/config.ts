@@ -33,6 +33,8 @@ export const commonSchema = z.object({
   REDIS_PREFIX: z.string().default('shortlink:'),
   /** Sync reads only events ingested at least this long ago (ms), so late inserts are never skipped. */
   ANALYTICS_SYNC_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+  /** How long a stopping process may take to answer what it received and close its connections (ms). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Lets the preview fetcher (API after a save) reach loopback/private addresses. Tests only. */
   PREVIEW_ALLOW_PRIVATE: bool.default(false),
 });

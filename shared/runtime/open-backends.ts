@@ -25,6 +25,7 @@ import type { SharedCacheTier } from '../cache/shared-cache-tier.ts';
 import { ConfigError, type CommonConfig } from '../config/config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { openEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { InsuredRateLimiter } from '../limits/insured-rate-limiter.ts';
 import { MemoryRateLimiter } from '../limits/memory-rate-limiter.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
@@ -69,6 +70,7 @@ export interface OpenBackendsOptions {
 
 const SERVER_URLS = ['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const;
 const SCHEMA_RETRY_MS = 2_000;
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 export async function openBackends(config: CommonConfig, options: OpenBackendsOptions = {}): Promise<Backends> {
   const log = options.log ?? (() => {});
@@ -78,11 +80,22 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   }
   const embedded = config.DATABASE_URL ? null : await openEmbeddedPostgres(config.DATA_DIR, log);
   const db = await openDatabase({ url: config.DATABASE_URL ?? embedded!.url, poolSize: options.poolSize, release: embedded?.release });
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  // Fail fast while Redis is down: every command (queued offline ones too) gives up after
+  // REDIS_COMMAND_TIMEOUT_MS, and callers degrade (insurance limiter, spool fallback, Postgres).
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2_000 })
+    : null;
   redis?.on('error', () => {}); // reported by the calls that fail
   const prefix = config.REDIS_PREFIX;
   const bus: InvalidationBus = redis ? new RedisInvalidationBus(redis, prefix) : new PostgresInvalidationBus(db.sql);
-  const rateLimiter: RateLimiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
+  const rateLimiter: RateLimiter = redis
+    ? new InsuredRateLimiter({
+        primary: new RedisRateLimiter(redis, prefix),
+        insurance: new MemoryRateLimiter(),
+        onSwitch: (insured, cause) =>
+          log(insured ? `rate limits: Redis unreachable (${cause instanceof Error ? cause.message : String(cause)}); limiting in this process until it answers` : 'rate limits: Redis answers again'),
+      })
+    : new MemoryRateLimiter();
   const clickCounter: ClickCounterStore = redis ? new RedisClickCounterStore(redis, prefix) : new MemoryClickCounterStore();
   let relay: OutboxRelay | null = null;
   let analytics: Promise<AnalyticsBackends> | null = null;
@@ -130,6 +143,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
 
   const summary = [
     config.DATABASE_URL ? 'Postgres: DATABASE_URL' : `Postgres: embedded in ${join(config.DATA_DIR, 'postgres')}`,
+    ...(embedded?.notes ?? []).map((note) => `Note: ${note}`),
     redis ? 'Redis: REDIS_URL' : 'Redis: none (bus over Postgres, limits and counters in memory)',
     config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in ${join(config.DATA_DIR, 'analytics')}`,
   ];
