@@ -37,7 +37,7 @@ if (demo) {
 await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), log);
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: true, log: (m) => log(`analytics: ${m}`) });
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool, ...(analytics.sharedSpool ? [analytics.sharedSpool] : [])], log: (m) => log(`analytics: ${m}`) });
 
 const api = await startOrExit(() => startApi(backends, config, (m) => log(`api: ${m}`)), log);
 const redirector = await startOrExit(

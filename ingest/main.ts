@@ -14,16 +14,19 @@ const log = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(commonSchema);
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), log);
 await backends.startOutboxRelay();
-const pipeline = createAnalyticsPipeline({ ...(await backends.analytics()), backfill: true, log });
+const analytics = await backends.analytics();
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool, ...(analytics.sharedSpool ? [analytics.sharedSpool] : [])], log });
 
 const report = setInterval(() => {
-  void pipeline.spool.size().then(
-    (pending) => {
-      const m = pipeline.backfill?.metrics();
-      if (pending > 0 || (m?.failedAttempts ?? 0) > 0) log(`spooled batches pending: ${pending}; backfilled events: ${m?.insertedEvents ?? 0}; backoff ${m?.currentBackoffMs ?? 0} ms`);
-    },
-    () => undefined,
-  );
+  for (const worker of pipeline.backfill) {
+    void worker.spool.size().then(
+      (pending) => {
+        const m = worker.metrics();
+        if (pending > 0 || m.failedAttempts > 0) log(`${worker.spool.description}: batches pending ${pending}; backfilled events ${m.insertedEvents}; backoff ${m.currentBackoffMs} ms`);
+      },
+      () => undefined,
+    );
+  }
 }, REPORT_INTERVAL_MS);
 report.unref();
 onShutdown([backends.close, pipeline.close], log);

@@ -114,7 +114,9 @@ function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
   const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), log);
-  const pipeline = createAnalyticsPipeline({ ...(await backends.analytics()), backfill: false, log });
+  const analytics = await backends.analytics();
+  // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
+  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log });
   let server: RedirectorServer | null = null;
   server = await startOrExit(
     async () =>

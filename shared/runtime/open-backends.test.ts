@@ -50,14 +50,15 @@ describe('openBackends without Redis and ClickHouse (embedded analytics)', () =>
     expect(await first.analytics()).toBe(analytics); // opened once
     expect(analytics.store.transport.description).toBe(`chdb:${join(dir, 'analytics')}`);
     expect(analytics.spool.description).toBe(`file-spool:${join(dir, 'analytics-spool')}`);
-    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: true, log: (m) => logs.push(m) });
+    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log: (m) => logs.push(m) });
     const orgId = newOrgId();
     for (let i = 0; i < 1234; i++) pipeline.sink.push(rawHit({ orgId, ip: '8.8.8.8' }));
     await pipeline.close();
     await first.close();
 
     const second = await openBackends(config);
-    const reopened = createAnalyticsPipeline({ ...(await second.analytics()), backfill: true, log: (m) => logs.push(m) });
+    const again = await second.analytics();
+    const reopened = createAnalyticsPipeline({ ...again, backfill: [again.spool], log: (m) => logs.push(m) });
     expect(await reopened.store.countEvents(orgId)).toBe(1234);
     await reopened.close();
     await second.close();
@@ -99,18 +100,22 @@ describe.skipIf(!redisUrl)('openBackends with every server URL (production)', ()
     const epoch = await backends.startCacheEpoch();
     expect(epoch).not.toBeNull();
     expect(await backends.cacheTier()).not.toBeNull();
-    const pipeline = createAnalyticsPipeline({ ...(await backends.analytics()), backfill: true, log: (m) => logs.push(m), buffer: { flushIntervalMs: 20, storeCooldownMs: 100 } });
+    const analytics = await backends.analytics();
+    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool, analytics.sharedSpool!], log: (m) => logs.push(m), buffer: { flushIntervalMs: 20, storeCooldownMs: 100 } });
     let restarted = false;
     try {
       for (let i = 0; i < 300; i++) pipeline.sink.push(rawHit({ orgId }));
       await pipeline.sink.flush();
       expect(pipeline.sink.metrics().spooledEvents).toBe(300);
       expect(logs.some((l) => l.includes('schema not ensured yet'))).toBe(true);
+      const shared = analytics.sharedSpool!;
+      expect(await shared.size()).toBeGreaterThan(0); // Redis took them: nothing on this host's disk
+      expect(await analytics.spool.size()).toBe(0);
       await server.start();
       restarted = true;
       const end = Date.now() + 25_000;
-      while ((await pipeline.spool.size()) > 0 && Date.now() < end) await sleep(50);
-      expect(await pipeline.spool.size()).toBe(0);
+      while ((await shared.size()) > 0 && Date.now() < end) await sleep(50);
+      expect(await shared.size()).toBe(0);
     } finally {
       if (!restarted) await server.start();
       await pipeline.close();

@@ -3,7 +3,9 @@
 // - With REDIS_URL: the invalidation bus, rate limiter, click counter, cache tier and event spool
 //   are Redis. Without it: the bus is Postgres LISTEN/NOTIFY (so the admin CLI and the relay reach
 //   a running embedded server), limits and click counters are in process memory, there is no
-//   cache tier, and the spool is files under DATA_DIR/analytics-spool.
+//   cache tier, and the spool is files under DATA_DIR/analytics-spool. With Redis, batches go to
+//   the Redis stream, and to this process's own disk spool (DATA_DIR/fallback-spool/slot-N)
+//   while Redis refuses them.
 // - With CLICKHOUSE_URL: the analytics store is that server over HTTP (its schema ensured in the
 //   background while it is down); without it chDB under DATA_DIR/analytics, which only one
 //   process may open (so it is opened on demand, by the process that asks).
@@ -14,7 +16,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
 import type { EventSpool } from '../analytics/write-path/event-spool.ts';
+import { FallbackSpool } from '../analytics/write-path/fallback-spool.ts';
 import { FileSpool } from '../analytics/write-path/file-spool.ts';
+import { claimSpoolDirectory } from '../analytics/write-path/spool-directory.ts';
 import { RedisStreamSpool } from '../analytics/write-path/redis-stream-spool.ts';
 import type { InvalidationBus } from '../bus/invalidation-bus.ts';
 import { OutboxRelay } from '../bus/outbox-relay.ts';
@@ -37,8 +41,14 @@ import { PostgresUsageStore, type UsageStore } from '../quotas/usage-store.ts';
 
 export interface AnalyticsBackends {
   store: AnalyticsStore;
-  /** Where batches the store refused wait for the backfill. */
+  /**
+   * Where batches the store refused wait: the shared Redis stream, else this process's disk spool
+   * (with Redis); the disk spool alone without Redis. Its reads are the disk spool's, which this
+   * process backfills.
+   */
   spool: EventSpool;
+  /** The shared Redis stream that the ingest process backfills; null without Redis. */
+  sharedSpool: EventSpool | null;
 }
 
 export interface Backends {
@@ -100,6 +110,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   let relay: OutboxRelay | null = null;
   let analytics: Promise<AnalyticsBackends> | null = null;
   let schemaRetry: NodeJS.Timeout | null = null;
+  let releaseSpool: (() => void) | null = null;
 
   const openAnalytics = async (): Promise<AnalyticsBackends> => {
     const storeOptions = { syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS };
@@ -133,8 +144,18 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       await store.ensureSchema();
     }
     try {
-      const spool: EventSpool = redis ? new RedisStreamSpool({ prefix, redis }) : await FileSpool.open(join(config.DATA_DIR, 'analytics-spool'));
-      return { store, spool };
+      if (!redis) return { store, spool: await FileSpool.open(join(config.DATA_DIR, 'analytics-spool')), sharedSpool: null };
+      // Each process on a host claims its own disk spool (a crashed one's is adopted on restart).
+      const claimed = claimSpoolDirectory(join(config.DATA_DIR, 'fallback-spool'));
+      releaseSpool = claimed.release;
+      const shared = new RedisStreamSpool({ prefix, redis });
+      const spool = new FallbackSpool({
+        primary: shared,
+        fallback: await FileSpool.open(claimed.dir),
+        onSwitch: (toDisk, cause) =>
+          log(toDisk ? `Redis refused a spooled batch (${cause instanceof Error ? cause.message : String(cause)}); spooling to ${claimed.dir}` : 'spooling to Redis again'),
+      });
+      return { store, spool, sharedSpool: shared };
     } catch (err) {
       await store.close();
       throw err;
@@ -174,6 +195,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         await opened.spool.close();
         await opened.store.close();
       }
+      releaseSpool?.();
       redis?.disconnect();
       await db.close();
     },

@@ -13,8 +13,8 @@ import { EventWriteBuffer, type EventWriteBufferOptions } from './event-write-bu
 export interface AnalyticsPipelineOptions {
   store: AnalyticsStore;
   spool: EventSpool;
-  /** Run the backfill worker in this process. */
-  backfill: boolean;
+  /** Spools this process moves back into the store, one backfill worker each. */
+  backfill: readonly EventSpool[];
   buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
   log: (message: string) => void;
 }
@@ -24,7 +24,7 @@ export interface AnalyticsPipeline {
   /** The HitSink to give the redirector. */
   sink: EventWriteBuffer;
   spool: EventSpool;
-  backfill: BackfillWorker | null;
+  backfill: BackfillWorker[];
   close(): Promise<void>;
 }
 
@@ -39,16 +39,28 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     lastLog = now;
     log(`${context} failed: ${err instanceof Error ? err.message : String(err)}`);
   };
-  const backfill = o.backfill ? new BackfillWorker({ spool, store, onError: (e) => onError(e, 'backfill') }) : null;
+  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill') }));
+  let dropsSinceLog = 0;
+  let lastDropLog = 0;
   const sink = new EventWriteBuffer({
     ...o.buffer,
+    onDrop: () => {
+      dropsSinceLog++;
+      const now = Date.now();
+      if (now - lastDropLog < ERROR_LOG_INTERVAL_MS) return; // counted in metrics; one line per interval
+      log(`dropped ${dropsSinceLog} events: the write buffer is full (the store and both spools are refusing or slow)`);
+      lastDropLog = now;
+      dropsSinceLog = 0;
+    },
     store,
     enricher: new HitEnricher(),
     spool,
-    onSpooled: () => backfill?.kick(),
+    onSpooled: () => {
+      for (const b of backfill) b.kick();
+    },
     onError,
   });
-  backfill?.start();
+  for (const b of backfill) b.start();
   log(`store ${store.transport.description}, spool ${spool.description}`);
   return {
     store,
@@ -58,7 +70,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     close: async () => {
       const m = await sink.close();
       if (m.droppedEvents > 0) log(`dropped ${m.droppedEvents} events (queue bound or spool failure)`);
-      await backfill?.stop();
+      for (const b of backfill) await b.stop();
     },
   };
 }

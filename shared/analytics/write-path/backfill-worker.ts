@@ -48,7 +48,11 @@ export class BackfillWorker {
   private draining: Promise<BackfillResult> | null = null;
   private readonly m = { insertedBatches: 0, insertedEvents: 0, failedAttempts: 0 };
 
+  /** The spool this worker drains. */
+  readonly spool: EventSpool;
+
   constructor(private readonly options: BackfillWorkerOptions) {
+    this.spool = options.spool;
     this.batchesPerRound = options.batchesPerRound ?? 10;
     this.minBackoffMs = options.minBackoffMs ?? 200;
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;

@@ -32,12 +32,16 @@ export interface EventWriteBufferOptions {
   flushIntervalMs?: number;
   /** Hits held in memory at most (queued + unsaved batches); beyond, new hits are dropped and counted. Default 200 000. */
   maxQueuedEvents?: number;
+  /** Approximate bytes of queued hits at most (fixed part plus their text); beyond, new hits are dropped. Default 64 MiB. */
+  maxQueuedBytes?: number;
   /** Give up on an insert after this long and spool the batch (same token). Default 10 000. */
   insertTimeoutMs?: number;
   /** After a failed insert, send batches straight to the spool for this long (ms). Default 5000. */
   storeCooldownMs?: number;
   /** Batches written concurrently. Default 2. */
   maxConcurrentFlushes?: number;
+  /** Called for every hit dropped (queue bound reached, or closed): the caller counts and logs. */
+  onDrop?: () => void;
   /** Called after a batch was spooled (e.g. to wake the backfill worker). */
   onSpooled?: () => void;
   /** Failures worth logging; never rethrown. */
@@ -57,6 +61,10 @@ export interface WriteBufferMetrics extends HitSinkMetrics {
   storeAvailable: boolean;
 }
 
+/** Bytes a queued hit costs besides its text (object, ids, numbers), an upper estimate. */
+const HIT_FIXED_BYTES = 400;
+const hitBytes = (hit: RawHit): number => HIT_FIXED_BYTES + 2 * ((hit.userAgent?.length ?? 0) + (hit.referrer?.length ?? 0));
+
 /** Hits enriched per event-loop turn (lookups of unseen IPs and User-Agents cost up to ≈ 20 µs a hit). */
 const ENRICH_HITS_PER_TURN = 1000;
 
@@ -68,6 +76,7 @@ class InsertTimeout extends Error {
 
 export class EventWriteBuffer implements HitSink {
   private queue: RawHit[] = [];
+  private queuedBytes = 0;
   /** Enriched batches neither inserted nor spooled yet (spool failed); retried first. */
   private unsaved: SpooledBatch[] = [];
   private inFlight = new Set<Promise<void>>();
@@ -88,6 +97,7 @@ export class EventWriteBuffer implements HitSink {
   };
   private readonly maxBatch: number;
   private readonly maxQueued: number;
+  private readonly maxQueuedBytes: number;
   private readonly insertTimeoutMs: number;
   private readonly cooldownMs: number;
   private readonly maxConcurrent: number;
@@ -96,6 +106,7 @@ export class EventWriteBuffer implements HitSink {
   constructor(private readonly options: EventWriteBufferOptions) {
     this.maxBatch = options.maxBatch ?? 5000;
     this.maxQueued = options.maxQueuedEvents ?? 200_000;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? 64 * 1024 * 1024;
     this.insertTimeoutMs = options.insertTimeoutMs ?? 10_000;
     this.cooldownMs = options.storeCooldownMs ?? 5000;
     this.maxConcurrent = options.maxConcurrentFlushes ?? 2;
@@ -105,11 +116,14 @@ export class EventWriteBuffer implements HitSink {
   }
 
   push(hit: RawHit): void {
-    if (this.closing !== null || this.heldEvents() >= this.maxQueued) {
+    const bytes = hitBytes(hit);
+    if (this.closing !== null || this.heldEvents() >= this.maxQueued || this.queuedBytes + bytes > this.maxQueuedBytes) {
       this.m.droppedEvents++;
+      this.options.onDrop?.();
       return;
     }
     this.queue.push(hit);
+    this.queuedBytes += bytes;
     if (this.queue.length >= this.maxBatch && !this.drainScheduled) {
       this.drainScheduled = true;
       setImmediate(() => {
@@ -143,6 +157,7 @@ export class EventWriteBuffer implements HitSink {
         const lost = this.queue.length + this.unsaved.reduce((n, b) => n + b.records.length, 0);
         this.m.droppedEvents += lost;
         this.queue = [];
+        this.queuedBytes = 0;
         this.unsaved = [];
         return this.metrics();
       })();
@@ -178,6 +193,7 @@ export class EventWriteBuffer implements HitSink {
       }
       if (this.queue.length === 0 || (!all && this.queue.length < this.maxBatch)) break;
       const hits = this.queue.splice(0, this.maxBatch);
+      for (const h of hits) this.queuedBytes -= hitBytes(h);
       this.start(hits.length, () => this.writeHits(hits));
     }
     // Retries beyond the concurrency limit wait for the next round.

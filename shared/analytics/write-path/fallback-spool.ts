@@ -1,0 +1,67 @@
+// Invariant: a batch the store refused is never lost while either spool takes it: append() goes
+// to the primary (the shared Redis stream) and, when that fails, to the fallback (a file spool on
+// this host's disk under DATA_DIR). After a primary failure, appends go straight to the fallback
+// for a cooldown, so an outage costs one command timeout per cooldown, not one per batch. Reads
+// (peek/ack/size) are the fallback's: the process that owns the disk spool backfills it; the
+// shared stream has its own backfill worker (ingest).
+import type { EventSpool, SpoolEntry, SpooledBatch } from './event-spool.ts';
+
+export interface FallbackSpoolOptions {
+  primary: EventSpool;
+  fallback: EventSpool;
+  /** After a primary failure, use the fallback for this long (ms). Default 2000. */
+  cooldownMs?: number;
+  /** Told when batches start going to the fallback, and when the primary takes them again. */
+  onSwitch?: (usingFallback: boolean, cause?: unknown) => void;
+  clock?: () => number;
+}
+
+export class FallbackSpool implements EventSpool {
+  readonly description: string;
+  readonly #o: FallbackSpoolOptions;
+  #primaryDownUntil = 0;
+  #usingFallback = false;
+
+  constructor(options: FallbackSpoolOptions) {
+    this.#o = options;
+    this.description = `${options.primary.description}, else ${options.fallback.description}`;
+  }
+
+  async append(batch: SpooledBatch): Promise<void> {
+    const now = (this.#o.clock ?? Date.now)();
+    if (now >= this.#primaryDownUntil) {
+      try {
+        await this.#o.primary.append(batch);
+        if (this.#usingFallback) {
+          this.#usingFallback = false;
+          this.#o.onSwitch?.(false);
+        }
+        return;
+      } catch (err) {
+        this.#primaryDownUntil = (this.#o.clock ?? Date.now)() + (this.#o.cooldownMs ?? 2_000);
+        if (!this.#usingFallback) {
+          this.#usingFallback = true;
+          this.#o.onSwitch?.(true, err);
+        }
+      }
+    }
+    await this.#o.fallback.append(batch);
+  }
+
+  peek(max: number): Promise<SpoolEntry[]> {
+    return this.#o.fallback.peek(max);
+  }
+
+  ack(id: string): Promise<void> {
+    return this.#o.fallback.ack(id);
+  }
+
+  size(): Promise<number> {
+    return this.#o.fallback.size();
+  }
+
+  async close(): Promise<void> {
+    await this.#o.primary.close();
+    await this.#o.fallback.close();
+  }
+}
