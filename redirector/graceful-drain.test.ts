@@ -127,6 +127,7 @@ describe('graceful drain', () => {
     active.send('/healthz');
     const during = await active.response();
     expect(during.status).toBe(503);
+    expect(during.headers).toContain('connection: close'); // clients reconnect without an error
     expect(await active.untilClosed(1_000)).toBe(true);
 
     // The slow request is still answered once Postgres answers.
@@ -135,6 +136,7 @@ describe('graceful drain', () => {
     const answer = await slow.response();
     expect(answer.status).toBe(302);
     expect(answer.headers).toContain('location: https://drain.example/');
+    expect(answer.headers).toContain('connection: close');
     expect(await slow.untilClosed(1_000)).toBe(true);
 
     await drained;
