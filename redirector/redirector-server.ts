@@ -40,6 +40,13 @@ export interface ListeningServer {
 
 /** Connections with no request for this long during a drain are closed (ms). */
 const DRAIN_QUIET_MS = 300;
+/**
+ * Between closing the listen socket and asking clients to reconnect (ms). The workers of a
+ * cluster get SIGTERM together: this lets every sibling close its listen socket first, so a
+ * reconnecting client never lands in the accept queue of a socket about to close (which the
+ * kernel resets unless net.ipv4.tcp_migrate_req=1).
+ */
+const DRAIN_LISTEN_SETTLE_MS = 100;
 const DRAIN_POLL_MS = 25;
 
 type Method = 'GET' | 'HEAD';
@@ -292,6 +299,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     drain: (deadlineMs) =>
       (drained ??= (async () => {
         uws.us_listen_socket_close(listenSocket);
+        await new Promise((r) => setTimeout(r, Math.min(DRAIN_LISTEN_SETTLE_MS, deadlineMs)));
         draining = true;
         const deadline = Date.now() + deadlineMs;
         let seen = received;

@@ -34,6 +34,9 @@ export const invalidApiKey = (): AppError => new AppError('SML003', 'Invalid API
 
 export const accessDenied = (): AppError => new AppError('SML010', 'Access denied');
 
+export const dependencyUnavailable = (retryAfterSeconds = 1): AppError =>
+  new AppError('SML006', 'Service temporarily unavailable', { kind: 'dependency_unavailable', retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+
 export const duplicateLabel = (): AppError => new AppError('SML004', 'DB Write exception');
 
 export const featureNotAvailable = (feature: string, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>

@@ -124,11 +124,19 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     const load = runWrk(url(code), LOAD_SECONDS);
     await sleep(3_000);
     await ch.stop();
-    await sleep(5_000);
+    await sleep(500);
+    const started = Date.now();
+    const read = await client.get('/link/external/v1/analytics/events?since=2020-01-01T00:00:00Z&limit=5');
+    const readMs = Date.now() - started;
+    await sleep(4_500);
     await ch.start();
     const result = await load;
+    expect(read.status).toBe(503);
+    expect(read.body.errors?.[0]).toMatchObject({ code: 'SML006', message: 'Service temporarily unavailable', details: { kind: 'dependency_unavailable', retryAfterSeconds: 1 } });
+    expect(read.headers.get('retry-after')).toBe('1');
+    expect(readMs).toBeLessThan(1_000);
     expect(result.connect).toBe(0);
-    await check('ClickHouse down 5 s', code, result);
+    await check(`ClickHouse down 5 s (analytics read during it: 503 SML006 in ${readMs} ms)`, code, result);
   }, 120_000);
 
   it('Redis outage: redirects and API saves go on; saves answer within a second', async () => {

@@ -1,10 +1,52 @@
 // Invariant: the AnalyticsReads port over an AnalyticsStore: the query string is validated by the
 // analytics params module (spec messages verbatim), then browse/sync/export read the store in the
-// organisation's reporting time zone. Nothing is buffered: an export is the store's stream.
+// organisation's reporting time zone. Nothing is buffered: an export is the store's stream (its
+// first chunk is read before answering). A store that cannot be reached (connection refused,
+// reset or timed out) is 503 SML006 with Retry-After, never a 500.
 import { parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { exportContentType, exportFileName } from './event-export.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { dependencyUnavailable } from '../../errors/domain-errors.ts';
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+
+/** True when `err` says the store could not be reached (not that it refused the query). */
+function unreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+    if (/ECONNREFUSED|ECONNRESET|socket hang up|Timeout error|timed out/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+async function reading<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw unreachable(err) ? dependencyUnavailable() : err;
+  }
+}
+
+/** The stream with its first chunk already read (so an unreachable store is still an error answer). */
+async function primed(body: AsyncIterable<string>): Promise<AsyncIterable<string>> {
+  const it = body[Symbol.asyncIterator]();
+  const first = await reading(() => it.next());
+  return (async function* () {
+    try {
+      if (first.done) return;
+      yield first.value;
+      for (;;) {
+        const next = await it.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await it.return?.();
+    }
+  })();
+}
 import type { AnalyticsReads } from './analytics-reads.ts';
 
 export function storeAnalyticsReads(store: AnalyticsStore): AnalyticsReads {
@@ -12,7 +54,7 @@ export function storeAnalyticsReads(store: AnalyticsStore): AnalyticsReads {
     list: async (org, query) => {
       const req = parseEventsQuery(query as RawQuery);
       if (req instanceof AppError) throw req;
-      return req.mode === 'browse' ? store.browse(org.id, org.timezone, req) : store.sync(org.id, req);
+      return reading(() => (req.mode === 'browse' ? store.browse(org.id, org.timezone, req) : store.sync(org.id, req)));
     },
     export: async (org, query) => {
       const req = parseExportQuery(query as RawQuery);
@@ -20,7 +62,7 @@ export function storeAnalyticsReads(store: AnalyticsStore): AnalyticsReads {
       return {
         contentType: exportContentType(req.format),
         filename: exportFileName(req.from, req.to, req.format),
-        body: store.exportEvents(org.id, org.timezone, req),
+        body: await primed(store.exportEvents(org.id, org.timezone, req)),
       };
     },
   };
