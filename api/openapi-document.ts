@@ -80,7 +80,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
         get: {
           summary: 'Browse (from/to) or sync (since, afterEventId) analytics events.',
           security,
-          responses: { ...ok('#/components/schemas/AnalyticsEventPage'), ...errorResponses(['VE001', ...COMMON]) },
+          responses: { ...ok('#/components/schemas/AnalyticsEventPage'), ...errorResponses(['VE001', 'SML006', ...COMMON]) },
         },
       },
       '/link/external/v1/analytics/events/export': {
@@ -95,7 +95,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
                 'text/csv': { schema: { type: 'string' } },
               },
             },
-            ...errorResponses(['VE001', 'FE001', ...COMMON]),
+            ...errorResponses(['VE001', 'FE001', 'SML006', ...COMMON]),
           },
         },
       },

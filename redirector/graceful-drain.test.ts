@@ -116,7 +116,7 @@ describe('graceful drain', () => {
     await new Promise((r) => setTimeout(r, 100));
 
     const drained = server.close();
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 150)); // past the listen-socket settle delay
     const refused = await new RawConnection(port).opened().then(
       () => false,
       () => true,

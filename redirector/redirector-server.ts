@@ -97,6 +97,12 @@ function remoteAddress(res: uWS.HttpResponse): string | null {
   return text === '' ? null : text;
 }
 
+/** Ends a HEAD answer; closing the connection needs the explicit form (uWS rejects an undefined length). */
+function endHead(res: uWS.HttpResponse, close: boolean): void {
+  if (close) res.endWithoutBody(0, true);
+  else res.endWithoutBody();
+}
+
 function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean, close: boolean): void {
   res.writeStatus(a.status === STATUS_302 ? STATUS_302_BYTES : a.status);
   if (a.location !== null) res.writeHeader(H.location, a.location);
@@ -106,15 +112,15 @@ function writeAnswer(res: uWS.HttpResponse, a: HttpAnswer, head: boolean, close:
     res.writeHeader(H.csp, a.contentSecurityPolicy);
     res.writeHeader(H.nosniff, 'nosniff');
   }
-  if (head) res.endWithoutBody(undefined, close);
-  else if (a.body === '') res.end(undefined, close);
+  if (head) endHead(res, close);
+  else if (a.body === '') res.end('', close);
   else res.end(a.body, close);
 }
 
 function writeJson(res: uWS.HttpResponse, status: string, body: string, head: boolean, close: boolean, headers: readonly [string, string][] = []): void {
   res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
   for (const [k, v] of headers) res.writeHeader(k, v);
-  if (head) res.endWithoutBody(undefined, close);
+  if (head) endHead(res, close);
   else res.end(body, close);
 }
 
@@ -170,7 +176,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     metrics.request('qr');
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', image.contentType).writeHeader('Cache-Control', 'public, max-age=300');
-      if (head) res.endWithoutBody(undefined, draining);
+      if (head) endHead(res, draining);
       else res.end(image.body, draining);
     });
   }
@@ -237,7 +243,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     const body = renderPrometheus(snapshot);
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').writeHeader('Cache-Control', 'no-store');
-      if (method === 'HEAD') res.endWithoutBody(undefined, draining);
+      if (method === 'HEAD') endHead(res, draining);
       else res.end(body, draining);
     });
   }

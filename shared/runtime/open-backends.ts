@@ -81,6 +81,7 @@ export interface OpenBackendsOptions {
 const SERVER_URLS = ['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const;
 const SCHEMA_RETRY_MS = 2_000;
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
+const REDIS_MAX_RECONNECT_DELAY_MS = 500;
 
 export async function openBackends(config: CommonConfig, options: OpenBackendsOptions = {}): Promise<Backends> {
   const log = options.log ?? (() => {});
@@ -93,7 +94,14 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   // Fail fast while Redis is down: every command (queued offline ones too) gives up after
   // REDIS_COMMAND_TIMEOUT_MS, and callers degrade (insurance limiter, spool fallback, Postgres).
   const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2_000 })
+    ? new Redis(config.REDIS_URL, {
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: true,
+        connectTimeout: 2_000,
+        // Reconnect within half a second of Redis returning (the bus resyncs on reconnect).
+        retryStrategy: (attempt: number) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),
+      })
     : null;
   redis?.on('error', () => {}); // reported by the calls that fail
   const prefix = config.REDIS_PREFIX;

@@ -141,7 +141,7 @@ describe('OpenAPI document', () => {
       '/link/external/v1/analytics/events/export',
     ]));
     expect(Object.keys(doc.components.schemas.SaveLinkRequest!.properties!)).toEqual(expect.arrayContaining(['url', 'shortCode', 'deepLinks', 'cloakEnabled']));
-    expect(Object.keys(doc['x-error-codes'])).toHaveLength(13);
+    expect(Object.keys(doc['x-error-codes'])).toHaveLength(14);
   });
 
   it('an unknown path answers the envelope with 404, never an HTML page', async () => {

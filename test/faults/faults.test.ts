@@ -11,6 +11,7 @@ import type { AnalyticsStore } from '../../shared/analytics/store/analytics-stor
 import { openHttpStore } from '../support/analytics-stores.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../support/fake-clickhouse-http.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
+import { send } from '../support/http-request.ts';
 import { apiClient, freePort } from '../support/service-process.ts';
 import { runWrk, startGroup, startOwnRedis, type GroupProcess, type OwnRedis, type WrkResult } from './fault-rig.ts';
 import { execFile } from 'node:child_process';
@@ -139,8 +140,10 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     await check(`ClickHouse down 5 s (analytics read during it: 503 SML006 in ${readMs} ms)`, code, result);
   }, 120_000);
 
-  it('Redis outage: redirects and API saves go on; saves answer within a second', async () => {
+  it('Redis outage: redirects and API saves go on; saves answer within a second; no stale link after', async () => {
     const code = await newLink();
+    const stale = await newLink();
+    expect((await send(redirectPort, `/${stale}`, { host: 'sho.rt' })).status).toBe(302); // cached by a worker now
     const load = runWrk(url(code), LOAD_SECONDS);
     await sleep(3_000);
     await redis.kill();
@@ -148,13 +151,29 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     const started = Date.now();
     const saved = await client.save({ url: 'https://faults.example/during-redis-outage' });
     const saveMs = Date.now() - started;
+    // A change made while the bus is down: the redirectors must not serve the old URL for
+    // more than a second after Redis is back.
+    const moved = `https://faults.example/moved-${Date.now()}`;
+    expect((await client.save({ url: moved, shortCode: stale })).status).toBe(200);
     await sleep(4_500);
     await redis.start();
+    const back = Date.now();
+    let staleMs = -1;
+    while (Date.now() - back < 5_000) {
+      const r = await send(redirectPort, `/${stale}`, { host: 'sho.rt' });
+      if (r.headers.location === moved) {
+        staleMs = Date.now() - back;
+        break;
+      }
+      await sleep(25);
+    }
     const result = await load;
     expect(saved.status).toBe(200);
     expect(saveMs).toBeLessThan(1_000);
+    expect(staleMs).toBeGreaterThanOrEqual(0);
+    expect(staleMs).toBeLessThanOrEqual(1_000);
     expect(result.connect).toBe(0);
-    await check(`Redis down 5 s (API save during it: ${saveMs} ms)`, code, result);
+    await check(`Redis down 5 s (API save during it: ${saveMs} ms; a link changed during it served fresh ${staleMs} ms after Redis returned)`, code, result);
   }, 120_000);
 
   it('ClickHouse and Redis down together', async () => {
