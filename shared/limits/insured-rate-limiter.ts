@@ -6,6 +6,7 @@
 // After a failure the primary is tried again only once per retry interval (one probe, the
 // others go straight to the insurance), so during an outage only the probing request waits for
 // the command timeout.
+import { Failover } from '../runtime/failover.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 
 export interface InsuredRateLimiterOptions {
@@ -20,36 +21,23 @@ export interface InsuredRateLimiterOptions {
 
 export class InsuredRateLimiter implements RateLimiter {
   readonly #o: InsuredRateLimiterOptions;
-  #usingInsurance = false;
-  #nextProbeAt = 0;
+  readonly #failover: Failover;
 
   constructor(options: InsuredRateLimiterOptions) {
     this.#o = options;
+    this.#failover = new Failover({ retryPrimaryAfterMs: options.retryPrimaryAfterMs ?? 1_000, onSwitch: options.onSwitch, clock: options.clock });
   }
 
   /** True while the last primary call failed. */
   get usingInsurance(): boolean {
-    return this.#usingInsurance;
+    return this.#failover.usingFallback;
   }
 
-  async consume(key: string, limitPerMin: number): Promise<RateDecision> {
-    const now = (this.#o.clock ?? Date.now)();
-    if (this.#usingInsurance && now < this.#nextProbeAt) return this.#o.insurance.consume(key, limitPerMin);
-    this.#nextProbeAt = now + (this.#o.retryPrimaryAfterMs ?? 1_000);
-    try {
-      const decision = await this.#o.primary.consume(key, limitPerMin);
-      if (this.#usingInsurance) {
-        this.#usingInsurance = false;
-        this.#o.onSwitch?.(false);
-      }
-      return decision;
-    } catch (err) {
-      if (!this.#usingInsurance) {
-        this.#usingInsurance = true;
-        this.#o.onSwitch?.(true, err);
-      }
-      return this.#o.insurance.consume(key, limitPerMin);
-    }
+  consume(key: string, limitPerMin: number): Promise<RateDecision> {
+    return this.#failover.run(
+      () => this.#o.primary.consume(key, limitPerMin),
+      () => this.#o.insurance.consume(key, limitPerMin),
+    );
   }
 
   async close(): Promise<void> {

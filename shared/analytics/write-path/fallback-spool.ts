@@ -4,6 +4,7 @@
 // for a cooldown, so an outage costs one command timeout per cooldown, not one per batch. Reads
 // (peek/ack/size) are the fallback's: the process that owns the disk spool backfills it; the
 // shared stream has its own backfill worker (ingest).
+import { Failover } from '../../runtime/failover.ts';
 import type { EventSpool, SpoolEntry, SpooledBatch } from './event-spool.ts';
 
 export interface FallbackSpoolOptions {
@@ -19,33 +20,19 @@ export interface FallbackSpoolOptions {
 export class FallbackSpool implements EventSpool {
   readonly description: string;
   readonly #o: FallbackSpoolOptions;
-  #primaryDownUntil = 0;
-  #usingFallback = false;
+  readonly #failover: Failover;
 
   constructor(options: FallbackSpoolOptions) {
     this.#o = options;
     this.description = `${options.primary.description}, else ${options.fallback.description}`;
+    this.#failover = new Failover({ retryPrimaryAfterMs: options.cooldownMs ?? 2_000, onSwitch: options.onSwitch, clock: options.clock });
   }
 
-  async append(batch: SpooledBatch): Promise<void> {
-    const now = (this.#o.clock ?? Date.now)();
-    if (now >= this.#primaryDownUntil) {
-      try {
-        await this.#o.primary.append(batch);
-        if (this.#usingFallback) {
-          this.#usingFallback = false;
-          this.#o.onSwitch?.(false);
-        }
-        return;
-      } catch (err) {
-        this.#primaryDownUntil = (this.#o.clock ?? Date.now)() + (this.#o.cooldownMs ?? 2_000);
-        if (!this.#usingFallback) {
-          this.#usingFallback = true;
-          this.#o.onSwitch?.(true, err);
-        }
-      }
-    }
-    await this.#o.fallback.append(batch);
+  append(batch: SpooledBatch): Promise<void> {
+    return this.#failover.run(
+      () => this.#o.primary.append(batch),
+      () => this.#o.fallback.append(batch),
+    );
   }
 
   peek(max: number): Promise<SpoolEntry[]> {
