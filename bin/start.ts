@@ -8,7 +8,7 @@ import { createRedirectorServer } from '../redirector/create-redirector.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
-import { openBackends } from '../shared/runtime/open-backends.ts';
+import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startOrExit } from '../shared/runtime/startup.ts';
 
@@ -37,7 +37,7 @@ if (demo) {
 await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), log);
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool, ...(analytics.sharedSpool ? [analytics.sharedSpool] : [])], log: (m) => log(`analytics: ${m}`) });
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log: (m) => log(`analytics: ${m}`) });
 
 const api = await startOrExit(() => startApi(backends, config, (m) => log(`api: ${m}`)), log);
 const redirector = await startOrExit(

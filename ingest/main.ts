@@ -5,7 +5,7 @@
 // process instead, because chDB's data directory belongs to exactly one process. Wiring only.
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { commonSchema, loadConfigOrExit } from '../shared/config/config.ts';
-import { openBackends } from '../shared/runtime/open-backends.ts';
+import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startOrExit } from '../shared/runtime/startup.ts';
 
@@ -15,7 +15,7 @@ const config = loadConfigOrExit(commonSchema);
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), log);
 await backends.startOutboxRelay();
 const analytics = await backends.analytics();
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool, ...(analytics.sharedSpool ? [analytics.sharedSpool] : [])], log });
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log });
 
 const report = setInterval(() => {
   for (const worker of pipeline.backfill) {

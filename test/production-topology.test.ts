@@ -2,17 +2,14 @@
 // and `start:ingest` as three processes over the machine's real Postgres and Redis, with a
 // test-only ClickHouse HTTP endpoint running the chDB engine. Covers cross-process cache
 // invalidation and a ClickHouse outage followed by recovery with no event lost or doubled.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { send, until } from './support/http-request.ts';
 import { startFakeClickHouse, type FakeClickHouse } from './support/fake-clickhouse-http.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from './support/servers.ts';
-import { apiClient, freePort, startProcess, type ChildService } from './support/service-process.ts';
+import { adminJson, apiClient, freePort, productionEnv, startProcess, type ChildService } from './support/service-process.ts';
 
-const execFileP = promisify(execFile);
 const pgUrl = inject('realPgUrl');
 const redisUrl = inject('realRedisUrl');
 const CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -36,27 +33,15 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     ch = await startFakeClickHouse(join(dir, 'clickhouse'));
     const apiPort = await freePort();
     redirectPort = await freePort();
-    env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl!,
-      REDIS_PREFIX: prefix,
-      CLICKHOUSE_URL: ch.url,
-      DATA_DIR: join(dir, 'data'),
-      DEFAULT_SHORT_DOMAIN: 'sho.rt',
-      ANALYTICS_SYNC_SETTLE_MS: '50',
-      LOG_LEVEL: 'warn',
-      API_PORT: String(apiPort),
-      API_HOST: '127.0.0.1',
-      REDIRECT_PORT: String(redirectPort),
-      REDIRECT_HOST: '127.0.0.1',
-      REDIRECT_WORKERS: '2',
-    };
+    env = productionEnv(
+      { databaseUrl: db.url, redisUrl: redisUrl!, redisPrefix: prefix, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort },
+      { ANALYTICS_SYNC_SETTLE_MS: '50' },
+    );
     apiUrl = `http://127.0.0.1:${apiPort}`;
     procs.push(await startProcess('api/main.ts', env, apiUrl));
     procs.push(await startProcess('redirector/main.ts', env, `http://127.0.0.1:${redirectPort}`));
     procs.push(await startProcess('ingest/main.ts', env));
-    const admin = async (...args: string[]) =>
-      JSON.parse((await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], { env: { PATH: process.env.PATH, ...env } })).stdout) as Record<string, string>;
+    const admin = (...args: string[]) => adminJson(env, ...args);
     const org = await admin('org', 'create', '--name', 'Prod', '--plan', 'BUSINESS');
     const key = await admin('key', 'create', '--org', org.id!, '--label', 'prod');
     client = apiClient(apiUrl, key.key!);

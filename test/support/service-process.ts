@@ -122,6 +122,41 @@ export function apiClient(base: string, key: string | null) {
   };
 }
 
+export interface ProductionServers {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  clickhouseUrl: string;
+  dataDir: string;
+  apiPort: number;
+  redirectPort: number;
+}
+
+/** The environment of the three production processes (2 redirector workers) on loopback. */
+export function productionEnv(s: ProductionServers, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: s.databaseUrl,
+    REDIS_URL: s.redisUrl,
+    REDIS_PREFIX: s.redisPrefix,
+    CLICKHOUSE_URL: s.clickhouseUrl,
+    DATA_DIR: s.dataDir,
+    DEFAULT_SHORT_DOMAIN: 'sho.rt',
+    LOG_LEVEL: 'warn',
+    API_PORT: String(s.apiPort),
+    API_HOST: '127.0.0.1',
+    REDIRECT_PORT: String(s.redirectPort),
+    REDIRECT_HOST: '127.0.0.1',
+    REDIRECT_WORKERS: '2',
+    ...extra,
+  };
+}
+
+/** Runs the admin CLI with --json in `env` and returns its JSON object. */
+export async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Record<string, string>> {
+  const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+  return JSON.parse(stdout) as Record<string, string>;
+}
+
 export interface ChildService {
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
