@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedClusterDir } from '../shared/db/embedded-postgres-home.ts';
 import { apiClient, removeDir, startService, tempDataDir } from './support/service-process.ts';
 
 const execFileP = promisify(execFile);
@@ -25,10 +26,12 @@ describe('embedded mode', () => {
       // the admin CLI attaches to the running embedded cluster
       const org = await first.admin<{ id: string }>('org', 'create', '--name', 'While running', '--plan', 'PRO');
       expect(org.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(true);
+      // DATA_DIR/postgres, unless a private folder above it made the service keep it elsewhere
+      const clusterDir = embeddedClusterDir(dataDir);
+      expect(existsSync(join(clusterDir, 'postmaster.pid'))).toBe(true);
 
       expect(await first.stop('SIGTERM')).toBe(0);
-      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+      expect(existsSync(join(clusterDir, 'postmaster.pid'))).toBe(false);
 
       const second = await startService({ DATA_DIR: dataDir });
       secondStop = second.stop;

