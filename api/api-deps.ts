@@ -9,6 +9,8 @@ export interface ApiDeps {
   rateLimiter: RateLimiter;
   defaultShortDomain: string;
   logLevel: string;
+  /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
+  publicUrl(): string;
   now(): number;
   /** Background refresh of a destination's preview metadata after a save. */
   onDestinationSaved?(url: string): void;

@@ -21,8 +21,8 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installErrorHandling(app);
   app.get('/healthz', async () => ({ response: { status: 'ok' } }));
   let openApi: object | null = null;
-  app.get('/link/external/v1/openapi.json', async (request) => {
-    openApi ??= buildOpenApiDocument(`${request.protocol}://${request.host}`);
+  app.get('/link/external/v1/openapi.json', async () => {
+    openApi ??= buildOpenApiDocument(deps.publicUrl());
     return openApi;
   });
   registerLinkRoutes(app, deps);

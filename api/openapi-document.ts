@@ -3,13 +3,23 @@
 // written by hand twice.
 import { z } from 'zod';
 import { analyticsEventSchema } from '../shared/analytics/events/analytics-event.ts';
+import { DEFAULT_EVENTS_LIMIT, EXPORT_FORMATS, MAX_EVENTS_LIMIT, MAX_RANGE_DAYS } from '../shared/analytics/reads/analytics-params.ts';
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
+import { CLICK_SOURCES, EVENT_TYPES } from '../shared/analytics/events/event-schema.ts';
 import { ERROR_CATALOG, ERROR_CODES } from '../shared/errors/error-catalog.ts';
 import { saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/links/list-links.ts';
+import { BULK_MAX } from './routes/link-routes.ts';
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' });
 const envelope = (ref: string) => ({ type: 'object', properties: { response: { $ref: ref } }, required: ['response'] });
+
+/** Answers that say when to retry carry Retry-After (seconds): 429 SML005 and 503 SML006. */
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+};
+const SAYS_WHEN_TO_RETRY = new Set([429, 503]);
 
 function errorResponses(codes: readonly (keyof typeof ERROR_CATALOG)[]) {
   const byStatus = new Map<number, string[]>();
@@ -17,7 +27,11 @@ function errorResponses(codes: readonly (keyof typeof ERROR_CATALOG)[]) {
   return Object.fromEntries(
     [...byStatus].map(([status, cs]) => [
       String(status),
-      { description: cs.join(', '), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+      {
+        description: cs.join(', '),
+        ...(SAYS_WHEN_TO_RETRY.has(status) ? { headers: RETRY_AFTER } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      },
     ]),
   );
 }
@@ -26,6 +40,32 @@ const COMMON: (keyof typeof ERROR_CATALOG)[] = ['SML003', 'SML010', 'SML005', 'S
 const ok = (ref: string) => ({ '200': { description: 'Success', content: { 'application/json': { schema: envelope(ref) } } } });
 const security = [{ apiKey: [] }];
 
+type Parameter = { name: string; in: 'query'; required?: boolean; description: string; schema: Record<string, unknown> };
+const query = (name: string, description: string, schema: Record<string, unknown>): Parameter => ({ name, in: 'query', description, schema });
+const day = (name: string, what: string) =>
+  query(name, `${what} calendar day (YYYY-MM-DD) in the organisation's time zone; from and to span at most ${MAX_RANGE_DAYS} days.`, { type: 'string', format: 'date' });
+const EVENT_FILTERS: Parameter[] = [
+  query('shortCode', 'Only events of this link.', { type: 'string', minLength: 1 }),
+  query('clickSource', 'Only events of this click source (case-insensitive).', { type: 'string', enum: [...CLICK_SOURCES] }),
+  query('eventType', 'Only events of this type (case-insensitive).', { type: 'string', enum: [...EVENT_TYPES] }),
+];
+const EVENTS_PARAMETERS: Parameter[] = [
+  day('from', 'Browse mode: first'),
+  day('to', 'Browse mode: last (inclusive)'),
+  query('cursor', "Browse mode: the previous page's nextCursor, unchanged.", { type: 'string', minLength: 1 }),
+  query('since', "Sync mode: an ISO 8601 instant, or the previous page's nextSince.", { type: 'string', format: 'date-time' }),
+  query('afterEventId', "Sync mode, with since: the previous page's afterEventId.", { type: 'string', format: 'uuid' }),
+  query('limit', 'Events per page.', { type: 'integer', minimum: 1, maximum: MAX_EVENTS_LIMIT, default: DEFAULT_EVENTS_LIMIT }),
+  ...EVENT_FILTERS,
+];
+const EXPORT_PARAMETERS: Parameter[] = [
+  { ...day('from', 'First'), required: true },
+  { ...day('to', 'Last (inclusive)'), required: true },
+  query('format', 'json: NDJSON, one event per line; csv: a header row and one row per event.', { type: 'string', enum: [...EXPORT_FORMATS], default: 'json' }),
+  ...EVENT_FILTERS,
+];
+
+/** The document; `serverUrl` is the configured public address of the API (API_PUBLIC_URL), never a request's Host. */
 export function buildOpenApiDocument(serverUrl: string): object {
   return {
     openapi: '3.1.0',
@@ -47,6 +87,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
     paths: {
       '/link/external/v1/shortenedUrl/save': {
         post: {
+          operationId: 'saveShortUrl',
           summary: 'Create a short URL, or update the organisation\'s link with the same shortCode (merge).',
           security,
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SaveLinkRequest' } } } },
@@ -55,22 +96,24 @@ export function buildOpenApiDocument(serverUrl: string): object {
       },
       '/link/external/v1/shortenedUrl/bulkSave': {
         post: {
-          summary: 'Create or update up to 30 short URLs; each record on its own.',
+          operationId: 'bulkSaveShortUrls',
+          summary: `Create or update up to ${BULK_MAX} short URLs; each record on its own.`,
           security,
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', minItems: 1, maxItems: 30, items: { $ref: '#/components/schemas/SaveLinkRequest' } } }, required: ['data'] } } },
+            content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', minItems: 1, maxItems: BULK_MAX, items: { $ref: '#/components/schemas/SaveLinkRequest' } } }, required: ['data'] } } },
           },
           responses: { ...ok('#/components/schemas/BulkSaveResponse'), ...errorResponses(['SML002', 'VE001', ...COMMON]) },
         },
       },
       '/link/external/v1/shortenedUrl': {
         get: {
+          operationId: 'listShortUrls',
           summary: 'List the organisation\'s short URLs (createdAt descending), filtered by the query DSL.',
           security,
           parameters: [
             { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-            { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } },
             { name: 'query', in: 'query', schema: { type: 'string' }, description: 'field=value combined with AND/OR, parentheses, double quotes.' },
           ],
           responses: { ...ok('#/components/schemas/ListResponse'), ...errorResponses(['SML002', 'VE001', ...COMMON]) },
@@ -78,15 +121,19 @@ export function buildOpenApiDocument(serverUrl: string): object {
       },
       '/link/external/v1/analytics/events': {
         get: {
+          operationId: 'listAnalyticsEvents',
           summary: 'Browse (from/to) or sync (since, afterEventId) analytics events.',
           security,
+          parameters: EVENTS_PARAMETERS,
           responses: { ...ok('#/components/schemas/AnalyticsEventPage'), ...errorResponses(['VE001', 'SML006', ...COMMON]) },
         },
       },
       '/link/external/v1/analytics/events/export': {
         get: {
+          operationId: 'exportAnalyticsEvents',
           summary: 'Stream events as NDJSON (format=json, default) or CSV (format=csv). BUSINESS and ENTERPRISE.',
           security,
+          parameters: EXPORT_PARAMETERS,
           responses: {
             '200': {
               description: 'The export file: one AnalyticsEvent per line (NDJSON), or a header row and one record per event (CSV).',

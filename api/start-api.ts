@@ -10,17 +10,19 @@ import { buildApi } from './build-api.ts';
 export async function startApi(backends: Backends, config: ApiConfig, log: (m: string) => void): Promise<{ port: number; close(): Promise<void> }> {
   const { store } = await backends.analytics();
   const previews = { previews: backends.previewStore, allowPrivate: config.PREVIEW_ALLOW_PRIVATE, onError: (err: unknown, url: string) => log(`preview of ${url}: ${err instanceof Error ? err.message : String(err)}`) };
+  let port = config.API_PORT;
   const app = buildApi({
     sql: backends.db.sql,
     rateLimiter: backends.rateLimiter,
     defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
     logLevel: config.LOG_LEVEL,
+    publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,
     onDestinationSaved: (url) => void refreshDestinationPreview(previews, url),
     analytics: storeAnalyticsReads(store),
   });
   await app.listen({ port: config.API_PORT, host: config.API_HOST });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.API_PORT;
+  if (typeof address === 'object' && address) port = address.port;
   return { port, close: () => app.close() };
 }

@@ -42,6 +42,8 @@ export const commonSchema = z.object({
 export const apiSchema = commonSchema.extend({
   API_PORT: port.default(3000),
   API_HOST: z.string().default('0.0.0.0'),
+  /** Public address of the API, as clients reach it; the OpenAPI document's `servers` entry. Default http://localhost:<API_PORT>. */
+  API_PUBLIC_URL: optionalUrl(['http://', 'https://']).transform((v) => v?.replace(/\/+$/, '')),
 });
 
 export const redirectorSchema = commonSchema.extend({

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppError } from '../errors/app-error.ts';
 import { constraintViolated, validationFailed } from '../errors/domain-errors.ts';
 import { AppError as AppErrorClass } from '../errors/app-error.ts';
+import { SHORT_CODE_PATTERN } from './short-code.ts';
 import { isDeepLinkUri, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
 
 const URL_RULE = `must be an absolute http or https URL of at most ${MAX_URL_LENGTH} characters`;
@@ -22,8 +23,14 @@ export const deepLinkRequestSchema = z.object({
 });
 
 export const saveLinkRequestSchema = z.object({
-  url: z.string({ error: 'must not be empty' }).refine(nonBlank, { message: 'must not be empty', abort: true }).refine(isHttpUrl, URL_RULE),
-  shortCode: z.string().nullish(),
+  // meta(): what the refinements enforce, declared for the OpenAPI document (the checks stay the refinements').
+  url: z
+    .string({ error: 'must not be empty' })
+    .refine(nonBlank, { message: 'must not be empty', abort: true })
+    .refine(isHttpUrl, URL_RULE)
+    .meta({ minLength: 1, maxLength: MAX_URL_LENGTH, pattern: '^[hH][tT][tT][pP][sS]?:\\S+$' }),
+  // Checked by the save (400 VE001 with details.reason FORMAT, RESERVED or TAKEN).
+  shortCode: z.string().nullish().meta({ pattern: SHORT_CODE_PATTERN.source }),
   shortLinkName: optionalText(255),
   customDomain: z.string().nullish(),
   isActive: z.boolean().nullish(),

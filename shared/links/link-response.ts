@@ -50,6 +50,12 @@ export const linkResponseSchema = z.strictObject({
   lastModifiedVia: changeSource,
 });
 
+export const errorObjectSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
 export const bulkSaveResponseSchema = z.strictObject({
   successRecords: z.array(
     z.strictObject({
@@ -62,7 +68,13 @@ export const bulkSaveResponseSchema = z.strictObject({
       lastModifiedVia: changeSource,
     }),
   ),
-  failureRecords: z.array(z.strictObject({ index: z.number().int(), record: z.unknown(), errors: z.array(z.unknown()) })),
+  failureRecords: z.array(
+    z.strictObject({
+      index: z.number().int().min(0).meta({ description: 'Position of the record in the request\'s data array.' }),
+      record: z.unknown().meta({ description: 'The record exactly as it was sent.' }),
+      errors: z.array(errorObjectSchema).min(1),
+    }),
+  ),
   bulkSaveSummary: z.strictObject({ successCount: z.number().int(), failureCount: z.number().int() }),
 });
 
@@ -75,11 +87,6 @@ export const pageSchema = z.strictObject({
 
 export const listResponseSchema = z.strictObject({ data: z.array(linkResponseSchema), page: pageSchema });
 
-export const errorObjectSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
 
 export const errorEnvelopeSchema = z.strictObject({ errors: z.array(errorObjectSchema).min(1) });
 

@@ -25,12 +25,16 @@ function intParam(name: string, raw: unknown, fallback: number, min: number, max
   return n;
 }
 
+/** List page size bounds (DECISIONS: size 1…100, default 20). */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
 export function parseListRequest(query: Record<string, unknown>): ListRequest {
   const q = query.query;
   if (q !== undefined && typeof q !== 'string') throw new AppError('VE001', 'query: must be given once');
   return {
     page: intParam('page', query.page, 0, 0, Number.MAX_SAFE_INTEGER),
-    size: intParam('size', query.size, 20, 1, 100),
+    size: intParam('size', query.size, DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE),
     query: q === undefined || q.trim() === '' ? null : q,
   };
 }

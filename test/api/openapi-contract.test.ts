@@ -1,0 +1,216 @@
+// Invariant: the OpenAPI document is a contract a generated client can rely on. Every operation
+// has an operationId and declares its query parameters; a client generated from the live document
+// with openapi-typescript drives every operation with no casts under strict type-checking; and a
+// live answer of every declared status (all but 500, which no request can honestly provoke)
+// validates against the document's schema, content type and required headers (Retry-After).
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootApi, type ApiFixture } from '../support/api-fixture.ts';
+import { freePort } from '../support/service-process.ts';
+
+const execFileP = promisify(execFile);
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+type Media = { schema?: object; 'x-item-schema'?: object };
+type HeaderSpec = { required?: boolean; schema: object };
+type ResponseSpec = { headers?: Record<string, HeaderSpec>; content?: Record<string, Media> };
+type Operation = { operationId?: string; parameters?: { name: string; in: string }[]; responses: Record<string, ResponseSpec> };
+type Document = { openapi: string; info: { title: string; version: string }; servers: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: object };
+
+const PUBLIC_URL = 'https://api.example.test';
+const SAVE = '/link/external/v1/shortenedUrl/save';
+const BULK = '/link/external/v1/shortenedUrl/bulkSave';
+const LIST = '/link/external/v1/shortenedUrl';
+const EVENTS = '/link/external/v1/analytics/events';
+const EXPORT = '/link/external/v1/analytics/events/export';
+const today = new Date().toISOString().slice(0, 10);
+
+let fx: ApiFixture;
+let down: ApiFixture;
+let doc: Document;
+/** The same document, as openapi-typescript reads it. */
+let raw: OpenAPI3;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const covered = new Set<string>();
+
+beforeAll(async () => {
+  // A second service whose ClickHouse is a closed port: its analytics reads answer 503.
+  [fx, down] = await Promise.all([bootApi({ API_PUBLIC_URL: PUBLIC_URL }), bootApi({ CLICKHOUSE_URL: `http://127.0.0.1:${await freePort()}` })]);
+  const text = await (await fetch(`${fx.svc.api}/link/external/v1/openapi.json`, { headers: { 'x-forwarded-host': 'evil.test' } })).text();
+  doc = JSON.parse(text) as Document;
+  raw = JSON.parse(text) as OpenAPI3;
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([fx?.close(), down?.close()]);
+});
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function call(base: string, key: string | null, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (key !== null) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: r.status, headers: r.headers, text: await r.text() };
+}
+
+/** Validates one live answer against the document and records its (operation, status) as covered. */
+function conforms(method: 'get' | 'post', path: string, a: Answer): void {
+  const pathOnly = path.split('?')[0] ?? path;
+  const op = doc.paths[pathOnly]?.[method];
+  expect(op, `${method} ${pathOnly} is documented`).toBeDefined();
+  const spec = op!.responses[String(a.status)];
+  expect(spec, `${method} ${pathOnly} declares status ${a.status} (body ${a.text.slice(0, 200)})`).toBeDefined();
+  const contentType = (a.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  const media = spec!.content?.[contentType];
+  expect(media, `${method} ${pathOnly} ${a.status} declares ${contentType}`).toBeDefined();
+  for (const [name, header] of Object.entries(spec!.headers ?? {})) {
+    const value = a.headers.get(name);
+    if (header.required) expect(value, `${a.status} carries ${name}`).not.toBeNull();
+    if (value !== null) expect(ajv.validate({ ...header.schema }, Number(value)), `${name}: ${value}`).toBe(true);
+  }
+  const validate = (schema: object, value: unknown, what: string) => {
+    const ok = ajv.validate({ ...schema, components: doc.components }, value);
+    expect(ok, `${what}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+  };
+  if (contentType === 'application/json') validate(media!.schema!, JSON.parse(a.text), `${method} ${pathOnly} ${a.status}`);
+  else if (contentType === 'application/x-ndjson') {
+    for (const line of a.text.split('\n').filter((l) => l !== '')) validate(media!['x-item-schema']!, JSON.parse(line), 'NDJSON line');
+  } else validate(media!.schema!, a.text, `${contentType} body`);
+  covered.add(`${method} ${pathOnly} ${a.status}`);
+}
+
+describe('OpenAPI document as a contract', () => {
+  it('takes servers from configuration, never from the request', () => {
+    expect(doc.servers).toEqual([{ url: PUBLIC_URL }]);
+  });
+
+  it('gives every operation a unique operationId and declares the analytics query parameters', () => {
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const names = (path: string) => (doc.paths[path]?.get?.parameters ?? []).map((p) => p.name).sort();
+    expect(names(EVENTS)).toEqual(['afterEventId', 'clickSource', 'cursor', 'eventType', 'from', 'limit', 'shortCode', 'since', 'to']);
+    expect(names(EXPORT)).toEqual(['clickSource', 'eventType', 'format', 'from', 'shortCode', 'to']);
+    expect(names(LIST)).toEqual(['page', 'query', 'size']);
+    for (const ops of Object.values(doc.paths)) {
+      for (const op of Object.values(ops)) {
+        for (const status of ['429', '503']) {
+          if (op.responses[status]) expect(op.responses[status]!.headers?.['Retry-After']?.required, `${op.operationId} ${status}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('generates a client that drives every operation, type-checked strictly with no casts', async () => {
+    const source = readFileSync(join(import.meta.dirname, 'openapi-client', 'driver.ts'), 'utf8');
+    const code = source.split('\n').filter((l) => !l.trim().startsWith('//')).join('\n');
+    expect(code).not.toMatch(/\sas\s/);
+    expect(code).not.toMatch(/\bany\b/);
+    mkdirSync('.tmp', { recursive: true });
+    const dir = mkdtempSync(join(process.cwd(), '.tmp', 'openapi-client-'));
+    try {
+      writeFileSync(join(dir, 'schema.d.ts'), astToString(await openapiTS(raw)));
+      copyFileSync(join(import.meta.dirname, 'openapi-client', 'driver.ts'), join(dir, 'driver.ts'));
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: true },
+          files: ['driver.ts'],
+        }),
+      );
+      const tsc = await execFileP(process.execPath, ['node_modules/typescript/bin/tsc', '-p', dir]).then(
+        () => '',
+        (err: { stdout?: string }) => err.stdout ?? String(err),
+      );
+      expect(tsc).toBe('');
+
+      const org = await fx.org('BUSINESS', { limits: ['--crud-per-min', '8', '--analytics-per-min', '1000', '--export-per-min', '1000'] });
+      const driver = (await import(pathToFileURL(join(dir, 'driver.ts')).href)) as { drive(base: string, key: string, today: string): Promise<Record<string, unknown>> };
+      const result = await driver.drive(fx.svc.api, org.key, today);
+      expect(result).toMatchObject({ savedShortCode: 'driver-0001', saveErrorCode: 'SML002', bulkSuccess: 1, bulkFirstFailureCode: 'SML002', listedTotal: 1, browsedHasMore: false });
+      expect(typeof result.csv).toBe('string');
+      expect(String(result.rateLimitedRetryAfter)).toMatch(/^\d+$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('answers every declared status (but 500) in the documented shape', async () => {
+    const api = fx.svc.api;
+    const business = await fx.org('BUSINESS');
+    const free = await fx.org('FREE');
+    const readOnly = await fx.org('BUSINESS', { scopes: 'links:read' });
+    const writeOnly = await fx.org('BUSINESS', { scopes: 'links:write' });
+    const starved = await fx.org('BUSINESS', { limits: ['--crud-per-min', '1', '--analytics-per-min', '1', '--export-per-min', '1'] });
+    const k = business.key;
+    const range = `from=${today}&to=${today}`;
+
+    await call(api, k, 'POST', SAVE, { url: 'https://example.com/contract', shortCode: 'contract-01' });
+    // A click, so browse, sync and export carry one event.
+    await fetch(`${fx.svc.redirect}/contract-01`, { redirect: 'manual' });
+
+    conforms('post', SAVE, await call(api, k, 'POST', SAVE, { url: 'https://example.com/a' }));
+    conforms('post', SAVE, await call(api, k, 'POST', SAVE, { url: '' }));
+    conforms('post', SAVE, await call(api, 'nope', 'POST', SAVE, { url: 'https://example.com/a' }));
+    conforms('post', SAVE, await call(api, readOnly.key, 'POST', SAVE, { url: 'https://example.com/a' }));
+    conforms('post', SAVE, await call(api, free.key, 'POST', SAVE, { url: 'https://example.com/a', enableCustomMetadata: true, customMetadataTitle: 't' }));
+
+    conforms('post', BULK, await call(api, k, 'POST', BULK, { data: [{ url: 'https://example.com/b' }, { url: 'nope' }] }));
+    conforms('post', BULK, await call(api, k, 'POST', BULK, { data: [] }));
+    conforms('post', BULK, await call(api, null, 'POST', BULK, { data: [] }));
+    conforms('post', BULK, await call(api, readOnly.key, 'POST', BULK, { data: [{ url: 'https://example.com/b' }] }));
+
+    conforms('get', LIST, await call(api, k, 'GET', `${LIST}?size=5`));
+    conforms('get', LIST, await call(api, k, 'GET', `${LIST}?size=0`));
+    conforms('get', LIST, await call(api, 'nope', 'GET', LIST));
+    conforms('get', LIST, await call(api, writeOnly.key, 'GET', LIST));
+
+    conforms('get', EVENTS, await call(api, k, 'GET', `${EVENTS}?${range}`));
+    conforms('get', EVENTS, await call(api, k, 'GET', `${EVENTS}?since=${today}T00:00:00Z`));
+    conforms('get', EVENTS, await call(api, k, 'GET', EVENTS));
+    conforms('get', EVENTS, await call(api, 'nope', 'GET', `${EVENTS}?${range}`));
+    conforms('get', EVENTS, await call(api, writeOnly.key, 'GET', `${EVENTS}?${range}`));
+
+    conforms('get', EXPORT, await call(api, k, 'GET', `${EXPORT}?${range}`));
+    conforms('get', EXPORT, await call(api, k, 'GET', `${EXPORT}?${range}&format=csv`));
+    conforms('get', EXPORT, await call(api, k, 'GET', EXPORT));
+    conforms('get', EXPORT, await call(api, 'nope', 'GET', `${EXPORT}?${range}`));
+    conforms('get', EXPORT, await call(api, free.key, 'GET', `${EXPORT}?${range}`));
+    conforms('get', EXPORT, await call(api, writeOnly.key, 'GET', `${EXPORT}?${range}`));
+
+    // One token per scope: the first request takes it, the next is refused with Retry-After.
+    await call(api, starved.key, 'GET', LIST);
+    conforms('post', SAVE, await call(api, starved.key, 'POST', SAVE, { url: 'https://example.com/a' }));
+    conforms('post', BULK, await call(api, starved.key, 'POST', BULK, { data: [{ url: 'https://example.com/a' }] }));
+    conforms('get', LIST, await call(api, starved.key, 'GET', LIST));
+    await call(api, starved.key, 'GET', `${EVENTS}?${range}`);
+    conforms('get', EVENTS, await call(api, starved.key, 'GET', `${EVENTS}?${range}`));
+    await call(api, starved.key, 'GET', `${EXPORT}?${range}`);
+    conforms('get', EXPORT, await call(api, starved.key, 'GET', `${EXPORT}?${range}`));
+
+    // ClickHouse unreachable: analytics reads answer 503 SML006 with Retry-After.
+    const outage = await down.org('BUSINESS');
+    conforms('get', EVENTS, await call(down.svc.api, outage.key, 'GET', `${EVENTS}?${range}`));
+    conforms('get', EXPORT, await call(down.svc.api, outage.key, 'GET', `${EXPORT}?${range}`));
+
+    const declared = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) => Object.keys(op.responses).filter((s) => s !== '500').map((s) => `${method} ${path} ${s}`)),
+    );
+    expect([...covered].sort()).toEqual(expect.arrayContaining(declared.sort()));
+    expect(declared.filter((d) => !covered.has(d))).toEqual([]);
+  }, 120_000);
+});
