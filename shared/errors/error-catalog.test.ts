@@ -12,8 +12,8 @@ describe('error catalog', () => {
     });
   });
 
-  it('is documented in the README, as generated (npm run docs)', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('is documented in docs/api.md, as generated (npm run docs)', () => {
+    const readme = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
     expect(readme).toContain(errorTableMarkdown());
     for (const code of ERROR_CODES) expect(readme).toContain(`\`${code}\``);
   });
