@@ -1,9 +1,10 @@
 // Invariant: every failure leaves the API as the JSON envelope with a catalog code. Body-parsing
-// failures of Fastify become VE001; anything unknown becomes 500 SML001 with nothing of the
+// failures of Fastify become VE001; an unreachable dependency is 503 SML006; anything unknown becomes 500 SML001 with nothing of the
 // cause (it is logged server-side instead).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, AppErrorList, errorEnvelope, internalError } from '../shared/errors/app-error.ts';
-import { malformedBody, validationFailed } from '../shared/errors/domain-errors.ts';
+import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
+import { dependencyUnavailable, malformedBody, validationFailed } from '../shared/errors/domain-errors.ts';
 
 function sendErrors(reply: FastifyReply, errors: readonly AppError[]): FastifyReply {
   const first = errors[0]!;
@@ -19,6 +20,8 @@ export function toAppErrors(err: unknown): AppError[] | null {
   if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return [malformedBody()];
   const status = (err as FastifyError | undefined)?.statusCode;
   if (status === 400 && err instanceof SyntaxError) return [malformedBody()];
+  // Postgres (or Redis without a local fallback) down: 503 with Retry-After, not a 500.
+  if (isDependencyUnreachable(err)) return [dependencyUnavailable()];
   return null;
 }
 

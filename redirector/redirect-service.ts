@@ -3,8 +3,8 @@
 // exactly one RawHit handed to the sink and, for a click, one click recorded, so an admission is
 // never promised to two requests and every counted click is one the caller is about to write.
 // HEAD requests and error answers hand off and count nothing. answerNow() answers a fully cached,
-// already admitted request without I/O; otherwise prepare() awaits the entities and the quota
-// lease, and answerPrepared() decides. A hit the sink refuses is reported, never thrown.
+// already admitted request without I/O; otherwise it returns the one pending load of the entities
+// and the quota lease (never started twice, never dropped), and answerPrepared() decides. A hit the sink refuses is reported, never thrown.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { ClickQuota } from '../shared/quotas/click-quota.ts';
 import { decideRedirect, quotaApplies, type Decision, type DecisionInput, type Route } from './decide-redirect.ts';
@@ -28,15 +28,21 @@ export class RedirectService {
     this.#d = deps;
   }
 
-  /** The decision now when every entity is cached and the admission known; undefined otherwise. */
-  answerNow(route: Route, facts: RequestFacts, nowMs: number): Decision | undefined {
+  /**
+   * The decision now when every entity is cached and the admission known; otherwise the pending
+   * preparation (entities loaded, then a lease when the quota applies), to be answered with
+   * answerPrepared(). The pending load is handed over, never dropped: a load that fails (Postgres
+   * down) rejects that promise, which the caller answers.
+   */
+  answerNow(route: Route, facts: RequestFacts, nowMs: number): Decision | Promise<DecisionInput> {
     const input = this.#d.resolver.resolve(route, facts.host);
-    return input instanceof Promise ? undefined : this.#decide(input, facts, nowMs, false);
+    if (input instanceof Promise) return this.#settled(input, facts);
+    return this.#decide(input, facts, nowMs, false) ?? this.#settled(Promise.resolve(input), facts);
   }
 
-  /** Loads what answerNow() lacked: the entities, then (when the quota applies) a lease. */
-  async prepare(route: Route, facts: RequestFacts): Promise<DecisionInput> {
-    const input = await this.#d.resolver.resolve(route, facts.host);
+  /** The loaded input, after (when the quota applies) a lease. */
+  async #settled(loading: Promise<DecisionInput>, facts: RequestFacts): Promise<DecisionInput> {
+    const input = await loading;
     const org = input.org;
     if (org !== null && quotaApplies(input, facts) && this.#d.quota.admit(org, Date.now()) === undefined) await this.#d.quota.settle(org);
     return input;

@@ -10,6 +10,9 @@
 // and force-closes what is left at the deadline.
 import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
+import { errorEnvelope } from '../shared/errors/app-error.ts';
+import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
+import { dependencyUnavailable } from '../shared/errors/domain-errors.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
 import { renderPrometheus, type MetricsSnapshot, type RedirectorMetrics } from './metrics.ts';
 import { renderQr } from './qr-codes.ts';
@@ -125,6 +128,9 @@ function writeJson(res: uWS.HttpResponse, status: string, body: string, head: bo
 }
 
 const INTERNAL_ERROR = '{"errors":[{"code":"SML001","message":"Internal server error"}]}';
+/** A link that cannot be loaded because Postgres (or Redis) is down: retry shortly, never a 500. */
+const UNAVAILABLE = JSON.stringify(errorEnvelope([dependencyUnavailable().toErrorObject()]));
+const UNAVAILABLE_HEADERS: readonly [string, string][] = Object.entries(dependencyUnavailable().headers);
 
 export async function serveRedirects(o: RedirectorServerOptions): Promise<ListeningServer> {
   const uws = nativeUws();
@@ -192,7 +198,9 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   function fail(res: uWS.HttpResponse, head: boolean, aborted: { value: boolean }, err: unknown): void {
     o.onError(err);
     metrics.request('error');
-    if (!aborted.value) res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, head, draining));
+    if (aborted.value) return;
+    if (isDependencyUnreachable(err)) res.cork(() => writeJson(res, '503 Service Unavailable', UNAVAILABLE, head, draining, UNAVAILABLE_HEADERS));
+    else res.cork(() => writeJson(res, '500 Internal Server Error', INTERNAL_ERROR, head, draining));
   }
 
   /** A short-link route: answered now on a cache hit, else after its entities and lease are loaded. */
@@ -207,13 +215,13 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     const route: Route = qrFormat === null ? { kind: 'visit', shortCode: code } : { kind: 'qr', shortCode: code, format: qrFormat };
     // Still inside the request handler: uWS corks what is written synchronously here.
     const now = service.answerNow(route, facts, Date.now());
-    if (now !== undefined) {
+    if (!(now instanceof Promise)) {
       write(res, now, facts, null);
       return;
     }
     const aborted = watchAbort(res);
     inFlight++;
-    service.prepare(route, facts).then(
+    now.then(
       (input) => {
         inFlight--;
         if (aborted.value) return;

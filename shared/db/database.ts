@@ -13,9 +13,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Seconds to establish a connection before the request fails as 'dependency unavailable'. */
+export const CONNECT_TIMEOUT_SECONDS = 2;
+
 export function connect(url: string, max = 10): Sql {
   return postgres(url, {
     max,
+    // A server that does not answer fails a request within seconds (503 SML006), never a 30 s hang.
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
     onnotice: () => {},
     connection: { TimeZone: 'UTC', application_name: 'shortlink' },
     types: {

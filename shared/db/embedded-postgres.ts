@@ -64,14 +64,15 @@ function loadEmbeddedPostgres(module: string): Promise<EmbeddedPostgresClass> {
 
 const urlFor = (port: number) => `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
 
-export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}): Promise<EmbeddedCluster> {
+/** `port`: listen there (e.g. to restart a cluster where its clients expect it); default a free port. */
+export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}, port?: number): Promise<EmbeddedCluster> {
   const home = embeddedPostgresHome(dataDir);
   const dir = home.clusterDir;
   const running = livePostmasterPort(dir);
   if (running !== null) return { url: urlFor(running), notes: home.notes, release: async () => {} };
 
   mkdirSync(dir, { recursive: true });
-  const port = await freePort();
+  port ??= await freePort();
   const EmbeddedPostgres = await loadEmbeddedPostgres(home.module);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,

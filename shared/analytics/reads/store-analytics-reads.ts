@@ -7,25 +7,14 @@ import { parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-p
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { exportContentType, exportFileName } from './event-export.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { isDependencyUnreachable } from '../../errors/dependency-unreachable.ts';
 import { dependencyUnavailable } from '../../errors/domain-errors.ts';
-
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
-
-/** True when `err` says the store could not be reached (not that it refused the query). */
-function unreachable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
-    if (/ECONNREFUSED|ECONNRESET|socket hang up|Timeout error|timed out/i.test(e.message)) return true;
-  }
-  return false;
-}
 
 async function reading<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    throw unreachable(err) ? dependencyUnavailable() : err;
+    throw isDependencyUnreachable(err) ? dependencyUnavailable() : err;
   }
 }
 
