@@ -249,7 +249,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'domain add',
-    summary: 'Adds a custom domain (it then serves only this organisation's links).',
+    summary: "Adds a custom domain (it then serves only this organisation's links).",
     options: [ORG, { name: 'host', value: 'H', required: true, help: 'the host name' }, { name: 'primary', help: "make it the organisation's primary domain" }],
     run: async (ctx, v) => {
       const d = await addDomain(ctx.sql, await orgOf(ctx, v), need(v, 'host'), v.primary === true);
