@@ -14,6 +14,7 @@ import { Redis } from 'ioredis';
 import { connect } from '../shared/db/database.ts';
 import { openEmbeddedPostgres } from '../shared/db/embedded-postgres.ts';
 import { migrate } from '../shared/db/migrate.ts';
+import { progressLine } from '../shared/runtime/progress-line.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LINKS = 100_000;
@@ -50,7 +51,12 @@ interface RoundResult {
   hitsOk?: boolean;
 }
 
-const log = (m: string): void => void process.stderr.write(`[bench] ${m}\n`);
+/** On a terminal: which round of how many runs now (log lines erase it first). */
+const progress = progressLine({ delayMs: 0 });
+const log = (m: string): void => {
+  progress.clear();
+  process.stderr.write(`[bench] ${m}\n`);
+};
 const children: ChildProcess[] = [];
 const cores = availableParallelism();
 const haveTaskset = spawnSync('which', ['taskset']).status === 0;
@@ -86,7 +92,9 @@ function run(cmd: string[]): Promise<string> {
   });
 }
 
-async function loadRound(tool: Tool, port: number, pathsFile: string, seconds: number): Promise<Omit<RoundResult, 'scenario' | 'target' | 'round' | 'tool' | 'unexpectedStatus'> & { statuses: Record<string, number> | null; non2xx3xx: number }> {
+type LoadResult = Omit<RoundResult, 'scenario' | 'target' | 'round' | 'tool' | 'unexpectedStatus'> & { statuses: Record<string, number> | null; non2xx3xx: number };
+
+async function runLoad(tool: Tool, port: number, pathsFile: string, seconds: number): Promise<LoadResult> {
   if (tool === 'wrk') {
     const out = await run(
       pin(LOAD_CORE, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-H', `Host: ${HOST}`, '-s', join(ROOT, 'bench', 'wrk-paths.lua'), `http://127.0.0.1:${port}`, '--', pathsFile]),
@@ -238,6 +246,13 @@ export async function redirectBench(): Promise<void> {
     ];
 
     const results: RoundResult[] = [];
+    const totalRounds = scenarios.length * tools.reduce((n, t) => n + 2 + 2 * (t === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS), 0);
+    let roundsRun = 0;
+    const loadRound = (tool: Tool, port: number, paths: string, seconds: number, label: string): Promise<LoadResult> => {
+      roundsRun++;
+      progress.update(`[bench] round ${roundsRun}/${totalRounds}: ${label} (${((Date.now() - started) / 1000).toFixed(0)} s elapsed)`);
+      return runLoad(tool, port, paths, seconds);
+    };
     for (const s of scenarios) {
       if (s.prime) {
         // Fill the tier under test (LRU, or Redis for warm) before measuring.
@@ -248,14 +263,14 @@ export async function redirectBench(): Promise<void> {
       }
       for (const tool of tools) {
         // JIT warm-up of both targets, not recorded.
-        await loadRound(tool, bare.port, s.paths, WARMUP_SECONDS);
-        await loadRound(tool, s.port, s.paths, WARMUP_SECONDS);
+        await loadRound(tool, bare.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up bare`);
+        await loadRound(tool, s.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up redirector`);
         const pairs = tool === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS;
         for (let round = 1; round <= pairs; round++) {
           for (const target of ['bare', 'redirector'] as const) {
             const port = target === 'bare' ? bare.port : s.port;
             const before = target === 'redirector' ? await handedOff(port) : 0;
-            const r = await loadRound(tool, port, s.paths, ROUND_SECONDS);
+            const r = await loadRound(tool, port, s.paths, ROUND_SECONDS, `${s.name} ${tool} ${target} #${round}`);
             const hits = target === 'redirector' ? (await handedOff(port)) - before : undefined;
             const expected = target === 'bare' ? 302 : s.expect;
             const unexpectedStatus = r.statuses ? Object.entries(r.statuses).filter(([k]) => Number(k) !== expected).reduce((n, [, v]) => n + v, 0) : expected === 404 ? 0 : r.non2xx3xx;
@@ -349,6 +364,7 @@ export async function redirectBench(): Promise<void> {
     );
     log(`results written to ${file} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
+    progress.done();
     clearTimeout(deadline);
     await cleanup();
   }

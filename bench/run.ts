@@ -1,25 +1,77 @@
 // Invariant: `npm run bench [name]` runs one named benchmark (default: redirect; `analytics`, and
-// `all` for both in sequence) and exits with its status; unknown names list the available ones.
+// `all` for both in sequence) and exits with its status. The table below is the only list of
+// benches and options: `--help` prints it (exit 0), and an unknown name or option prints it on
+// stderr (exit 2).
 import { analyticsBench } from './analytics-bench.ts';
 import { redirectBench } from './redirect-bench.ts';
 
-const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
-  redirect: redirectBench,
-  analytics: analyticsBench,
-  all: async () => {
-    await redirectBench();
-    await analyticsBench();
+interface Bench {
+  summary: string;
+  run: () => Promise<void>;
+}
+
+const BENCHES: Readonly<Record<string, Bench>> = {
+  redirect: { summary: 'redirector vs a bare uWS 302 server: hot, warm, cold, mixed-zipf, unknown (about 6 min)', run: redirectBench },
+  analytics: { summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run)', run: analyticsBench },
+  all: {
+    summary: 'redirect, then analytics',
+    run: async () => {
+      await redirectBench();
+      await analyticsBench();
+    },
   },
 };
 
-const name = process.argv[2] ?? 'redirect';
+const OPTIONS: readonly [string, string][] = [
+  ['--quick', 'analytics: smaller sizes (an explicit BENCH_* variable still wins)'],
+  ['--help, -h', 'print this help and exit'],
+];
+
+const ENVIRONMENT: readonly [string, string][] = [
+  ['BENCH_EVENTS', 'analytics: events generated for browse, sync and export'],
+  ['BENCH_INGEST_EVENTS, BENCH_INGEST_ROUNDS', 'analytics: hits per ingest round, and rounds'],
+  ['BENCH_EXPORT_ROWS', 'analytics: target size of the export range'],
+  ['BENCH_REPS, BENCH_SCENARIO_BUDGET_MS', 'analytics: timed repetitions per page scenario, and their time budget'],
+  ['BENCH_MERGE_WAIT_MS', 'analytics: longest wait for background merges'],
+];
+
+function usage(): string {
+  const rows = (list: readonly [string, string][]): string[] => {
+    const width = Math.max(...list.map(([k]) => k.length));
+    return list.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
+  };
+  return [
+    'usage: npm run bench -- [name] [options]',
+    '',
+    'benches (default: redirect):',
+    ...rows(Object.entries(BENCHES).map(([name, b]) => [name, b.summary])),
+    '',
+    'options:',
+    ...rows(OPTIONS),
+    '',
+    'environment:',
+    ...rows(ENVIRONMENT),
+    '',
+    'Results go to bench/results/; bench/README.md explains the method.',
+  ].join('\n');
+}
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(`${usage()}\n`);
+  process.exit(0);
+}
+const unknownOption = args.find((a) => a.startsWith('-') && a !== '--quick');
+const names = args.filter((a) => !a.startsWith('-'));
+const name = names[0] ?? 'redirect';
 const bench = BENCHES[name];
-if (!bench) {
-  process.stderr.write(`unknown bench '${name}'; available: ${Object.keys(BENCHES).join(', ')}\n`);
+if (unknownOption !== undefined || !bench || names.length > 1) {
+  const problem = unknownOption !== undefined ? `unknown option '${unknownOption}'` : names.length > 1 ? 'one bench at a time' : `unknown bench '${name}'`;
+  process.stderr.write(`${problem}\n\n${usage()}\n`);
   process.exit(2);
 }
 try {
-  await bench();
+  await bench.run();
   process.exit(0);
 } catch (err) {
   process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -76,6 +76,23 @@ describe('errors', () => {
     expect(JSON.parse(d.body)).toEqual({ errors: [{ code: 'EN002', message: 'Link is no longer active' }] });
   });
 
+  it('a suspended organisation → 403 SML010 "Access denied" as JSON or HTML, no hit, for visits, crawlers, QR and archived links alike', () => {
+    const suspended = { ...organizationOf(ORG, 'PRO'), suspended: true };
+    const d = answer(decideRedirect(input({ org: suspended }), facts(), NOW));
+    expect(d).toMatchObject({ status: '403 Forbidden', location: null, contentType: 'application/json', outcome: 'suspended', hit: null });
+    expect(JSON.parse(d.body)).toEqual({ errors: [{ code: 'SML010', message: 'Access denied' }] });
+    const h = answer(decideRedirect(input({ org: suspended }), facts({ accept: 'text/html,application/xhtml+xml' }), NOW));
+    expect(h).toMatchObject({ status: '403 Forbidden', contentType: 'text/html; charset=utf-8', outcome: 'suspended', hit: null });
+    expect(h.body).toContain('<h1>Access denied</h1>');
+    expect(h.body).toContain('<code>SML010</code>');
+    expect(answer(decideRedirect(input({ org: suspended }), facts({ userAgent: 'facebookexternalhit/1.1' }), NOW))).toMatchObject({ outcome: 'suspended', hit: null });
+    expect(answer(decideRedirect(input({ org: suspended, route: { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } }), facts(), NOW)).outcome).toBe('suspended');
+    expect(answer(decideRedirect(input({ org: suspended, link: link({ isActive: false }) }), facts(), NOW)).outcome).toBe('suspended');
+    // an unknown code stays unknown; the same organisation active again redirects
+    expect(answer(decideRedirect(input({ org: suspended, link: null }), facts(), NOW)).outcome).toBe('not_found');
+    expect(answer(decideRedirect(input({ org: { ...suspended, suspended: false } }), facts(), NOW)).outcome).toBe('redirect');
+  });
+
   it('FREE quota exhausted → 402 QE002 with periodEnd from the clock', () => {
     const quota = { allowed: false as const, currentClicks: 10, clicksLimit: 10, periodEnd: 0, plan: 'FREE' as const };
     const d = answer(decideRedirect(input({ quota }), facts(), NOW));
@@ -118,12 +135,13 @@ describe('crawlers', () => {
     expect(answer(decideRedirect(input({ link: l }), facts({ userAgent: 'WhatsApp/2.23', method: 'HEAD' }), NOW)).hit).toBeNull();
   });
 
-  it('quotaApplies is false for crawlers, archived links and foreign hosts', () => {
+  it('quotaApplies is false for crawlers, archived links, foreign hosts and suspended organisations', () => {
     expect(quotaApplies(input(), facts())).toBe(true);
     expect(quotaApplies(input(), facts({ userAgent: 'Twitterbot/1.0' }))).toBe(false);
     expect(quotaApplies(input({ link: link({ isActive: false }) }), facts())).toBe(false);
     expect(quotaApplies(input({ hostDomain: domainOf('x', 'other') }), facts())).toBe(false);
     expect(quotaApplies(input({ route: { kind: 'qr', shortCode: 'abcdefg', format: 'png' } }), facts())).toBe(false);
+    expect(quotaApplies(input({ org: { ...organizationOf(ORG, 'FREE'), suspended: true } }), facts())).toBe(false);
   });
 });
 

@@ -1,12 +1,13 @@
 // Invariant: the answer to a short-link request is a pure function of the resolved entities, the
 // request facts and the clock: no I/O, no randomness, no mutation. The handler only gathers the
 // inputs and writes what this returns. Order of rules: unknown code (or a custom domain asked for
-// another organisation's code) → 404 EN001; archived → 410 EN002; QR image; preview crawler →
+// another organisation's code) → 404 EN001; suspended organisation → 403 SML010 (QR and crawlers
+// included, nothing recorded); archived → 410 EN002; QR image; preview crawler →
 // OG page; FREE quota exhausted → 402 QE002; deep link for the visitor's platform; cloak frame
 // (unless the destination refuses framing); plain 302.
 import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
 import type { AppError } from '../shared/errors/app-error.ts';
-import { clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
+import { accessDenied, clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
 import { suggestLimitUpgrade } from '../shared/orgs/plans.ts';
 import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Domain } from '../shared/domains/domain-repository.ts';
@@ -31,6 +32,7 @@ export interface DecisionInput {
   hostDomain: Domain | null;
   /** The active custom domain registered under the link's domainHost (QR route only). */
   linkDomain: Domain | null;
+  /** The link's organisation (its `suspended` flag included); null without a link the host serves. */
   org: Organization | null;
   /** Apps of the link's deep-link entries by mobileAppId; null or missing = unknown app. */
   apps: ReadonlyMap<string, MobileApp | null>;
@@ -48,6 +50,7 @@ export type Outcome =
   | 'qr'
   | 'not_found'
   | 'archived'
+  | 'suspended'
   | 'quota_exhausted';
 
 export interface HitSpec {
@@ -82,15 +85,21 @@ const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 
 /** Whether the click quota must be consulted for this request (a counted visit, or its HEAD twin). */
-export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'hostDomain'>, facts: RequestFacts): boolean {
+export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'hostDomain' | 'org'>, facts: RequestFacts): boolean {
   const { link } = input;
   return (
     input.route.kind === 'visit' &&
     link !== null &&
     link.isActive &&
+    !isSuspended(input.org) &&
     hostServes(input.hostDomain, link) &&
     !isPreviewCrawler(facts.userAgent)
   );
+}
+
+/** A suspended organisation's links answer 403 SML010; an unknown organisation is not suspended. */
+export function isSuspended(org: Organization | null): boolean {
+  return org !== null && org.suspended;
 }
 
 export function hostServes(hostDomain: Domain | null, link: Link): boolean {
@@ -100,6 +109,7 @@ export function hostServes(hostDomain: Domain | null, link: Link): boolean {
 export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs: number): Decision {
   const { route, link } = input;
   if (link === null || !hostServes(input.hostDomain, link)) return errorAnswer(linkNotFound(route.shortCode), 'not_found', route.shortCode, facts);
+  if (isSuspended(input.org)) return errorAnswer(accessDenied(), 'suspended', route.shortCode, facts);
   if (!link.isActive) return errorAnswer(linkArchived(), 'archived', route.shortCode, facts);
 
   if (route.kind === 'qr') {
@@ -178,7 +188,7 @@ function htmlAnswer(page: HtmlPage, outcome: Outcome, hit: HitSpec | null): Http
   return { kind: 'answer', status: '200 OK', location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit };
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = { 402: 'Payment Required', 404: 'Not Found', 410: 'Gone' };
+const STATUS_TEXT: Readonly<Record<number, string>> = { 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 410: 'Gone' };
 
 function errorAnswer(error: AppError, outcome: Outcome, shortCode: string, facts: RequestFacts): HttpAnswer {
   const status = `${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}`;

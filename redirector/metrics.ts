@@ -17,6 +17,7 @@ const OUTCOMES: readonly RequestOutcome[] = [
   'qr',
   'not_found',
   'archived',
+  'suspended',
   'quota_exhausted',
   'health',
   'metrics',

@@ -1,6 +1,7 @@
 // Invariant: the redirector reads links, organisations, apps and custom domains only through
 // these four tiered caches (LRU → Redis → Postgres), and resolve() is the one place that turns a
-// route and a Host into the decision's entities, with one host rule: a registered custom domain
+// route and a Host into the decision's entities (the link's organisation always comes with a link
+// the host serves, so its suspension is known to the decision), with one host rule: a registered custom domain
 // serves only its organisation's links, any other host every link. It answers synchronously,
 // with no I/O, when every entity it needs is a fresh LRU hit, and otherwise loads what is
 // missing (entities that do not depend on each other in parallel) and resolves again: the steps
@@ -140,19 +141,16 @@ export class RedirectResolver {
     const link = this.#look<Link>('link', route.shortCode, loaded);
     if (link === undefined) return MISSING;
     const input = this.#input(route, link, hostDomain);
-    if (link === null || !link.isActive || !hostServes(hostDomain, link)) return input;
-    if (route.kind === 'qr') {
-      if (link.domainHost !== null) {
-        const d = this.#look<Domain>('domain', link.domainHost, loaded);
-        if (d === undefined) return MISSING;
-        input.linkDomain = d;
-      }
-      return input;
-    }
-    // The organisation and the apps depend only on the link: look them all up before giving up.
+    if (link === null || !hostServes(hostDomain, link)) return input;
+    // The organisation (its suspension decides every answer, archived and QR included), the link's
+    // domain and the apps depend only on the link: look them all up before giving up.
     const org = this.#look<Organization>('org', link.orgId, loaded);
+    if (link.isActive && route.kind === 'qr' && link.domainHost !== null) {
+      const d = this.#look<Domain>('domain', link.domainHost, loaded);
+      if (d !== undefined) input.linkDomain = d;
+    }
     let apps = EMPTY_APPS;
-    if (link.deepLinks.length > 0) {
+    if (link.isActive && route.kind === 'visit' && link.deepLinks.length > 0) {
       const found = new Map<string, MobileApp | null>();
       for (const entry of link.deepLinks) {
         const app = this.#look<MobileApp>('app', entry.mobileAppId, loaded);

@@ -37,6 +37,12 @@ export async function getOrganization(sql: Sql | Tx, id: string): Promise<Organi
   return organizationFromRow(row);
 }
 
+/** Every organisation, oldest first (admin listing). */
+export async function listOrganizations(sql: Sql): Promise<Organization[]> {
+  const rows = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations order by created_at, id`;
+  return rows.map(organizationFromRow);
+}
+
 /** Runs one change of organisation `id` in a transaction that also queues its invalidation. */
 function changeOrganization(sql: Sql, id: string, change: (tx: Tx, current: Organization) => Promise<OrganizationRow | undefined>): Promise<Organization> {
   return sql.begin(async (tx) => {

@@ -3,7 +3,8 @@
 // so a batch is inserted at least once and, thanks to the token (and the store's FINAL reads),
 // visible exactly once. While the store refuses, it retries with exponential backoff and
 // jitter (minBackoffMs doubling up to maxBackoffMs); when the spool is empty it polls slowly, and
-// kick() wakes it at once.
+// kick() wakes it at once. A drain that lasts (a large spool) shows its progress on a terminal.
+import { progressLine, type ProgressLine } from '../../runtime/progress-line.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool } from './event-spool.ts';
 
@@ -18,6 +19,8 @@ export interface BackfillWorkerOptions {
   idlePollMs?: number;
   onError?: (error: unknown) => void;
   random?: () => number;
+  /** Where a long drain reports progress; default: stderr, drawn only when it is a terminal. */
+  progress?: ProgressLine;
 }
 
 export interface BackfillResult {
@@ -41,6 +44,7 @@ export class BackfillWorker {
   private readonly maxBackoffMs: number;
   private readonly idlePollMs: number;
   private readonly random: () => number;
+  private readonly progress: ProgressLine;
   private backoffMs = 0;
   private loop: Promise<void> | null = null;
   private stopping = false;
@@ -58,6 +62,7 @@ export class BackfillWorker {
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.idlePollMs = options.idlePollMs ?? 5000;
     this.random = options.random ?? Math.random;
+    this.progress = options.progress ?? progressLine();
   }
 
   /** Inserts spooled batches until the spool is empty or an insert fails. Never throws. */
@@ -65,6 +70,7 @@ export class BackfillWorker {
     // One drain at a time: concurrent callers share it.
     if (!this.draining) {
       this.draining = this.runDrain().finally(() => {
+        this.progress.done();
         this.draining = null;
       });
     }
@@ -96,6 +102,7 @@ export class BackfillWorker {
         result.insertedEvents += entry.batch.records.length;
         this.m.insertedBatches++;
         this.m.insertedEvents += entry.batch.records.length;
+        this.progress.update(`backfill from ${this.spool.description}: ${result.insertedBatches} batches (${result.insertedEvents} events) moved`);
       }
     }
   }

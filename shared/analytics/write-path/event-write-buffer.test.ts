@@ -2,12 +2,15 @@
 // spool files. A store outage is a real one (the events table is DETACHed, so inserts fail in the
 // engine) and is healed with ATTACH; a lost acknowledgement is a real insert whose success is
 // then reported as a failure. What is pushed is what is stored, exactly once.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { openChdbStore } from '../../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
-import { CHROME_WINDOWS_UA, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
+import { CHROME_WINDOWS_UA, eventRecords, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
+import { progressLine } from '../../runtime/progress-line.ts';
 import { AnalyticsStore } from '../store/analytics-store.ts';
 import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
@@ -126,6 +129,29 @@ describe('EventWriteBuffer', () => {
 });
 
 describe('store outage → spool → backfill', () => {
+  it('a drain reports its progress on a terminal and erases the line when done; on a pipe it writes nothing', async () => {
+    const orgId = newOrgId();
+    const spool = await newSpool();
+    for (let i = 0; i < 12; i++) await spool.append({ token: randomUUID(), records: eventRecords(orgId, 5, 1_767_225_600_000_000n + BigInt(i)) });
+    const terminal = Object.assign(new PassThrough(), { isTTY: true });
+    let drawn = '';
+    terminal.on('data', (c: Buffer) => (drawn += c.toString()));
+    const r = await new BackfillWorker({ spool, store, batchesPerRound: 5, progress: progressLine({ stream: terminal, delayMs: 0, intervalMs: 0 }) }).drainOnce();
+    expect(r).toMatchObject({ insertedBatches: 12, insertedEvents: 60, failed: false });
+    expect(await store.countEvents(orgId)).toBe(60);
+    expect(drawn).toContain(`\rbackfill from ${spool.description}: 1 batches (5 events) moved\x1b[K`);
+    expect(drawn).toContain(`\rbackfill from ${spool.description}: 12 batches (60 events) moved\x1b[K`);
+    expect(drawn.endsWith('\r\x1b[K')).toBe(true);
+
+    const pipe = Object.assign(new PassThrough(), { isTTY: false });
+    let piped = '';
+    pipe.on('data', (c: Buffer) => (piped += c.toString()));
+    await spool.append({ token: randomUUID(), records: eventRecords(orgId, 5, 1_767_225_700_000_000n) });
+    await new BackfillWorker({ spool, store, progress: progressLine({ stream: pipe, delayMs: 0, intervalMs: 0 }) }).drainOnce();
+    expect(await store.countEvents(orgId)).toBe(65);
+    expect(piped).toBe('');
+  });
+
   it('push stays fast during an outage; spooled batches are backfilled: count before = count after', async () => {
     const orgId = newOrgId();
     const spool = await newSpool();

@@ -1,0 +1,319 @@
+// Invariant: this table is the admin command line: every command, its options and what it runs.
+// The usage texts, the option parser and the option checks are derived from it (command-table.ts),
+// so a command is written down once. Each command returns one JSON-able object and a readable
+// text; listings print tables and never a key's secret or its hash.
+import { listApps, registerApp, removeApp, updateStoreUrl } from '../shared/apps/mobile-app-repository.ts';
+import { isPlatform } from '../shared/apps/platform.ts';
+import type { Sql } from '../shared/db/database.ts';
+import { addDomain, listDomains, removeDomain } from '../shared/domains/domain-repository.ts';
+import { linkNotFound } from '../shared/errors/domain-errors.ts';
+import { isScope, SCOPES, type Scope } from '../shared/keys/api-key.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
+import { findLinkByCode } from '../shared/links/link-repository.ts';
+import { saveLink } from '../shared/links/save-link.ts';
+import { isHttpUrl } from '../shared/links/url-rules.ts';
+import type { Organization } from '../shared/orgs/organization.ts';
+import { createOrganization, getOrganization, listOrganizations, setLimits, setPlan, setSuspended } from '../shared/orgs/org-repository.ts';
+import { isPlan, type Plan } from '../shared/orgs/plans.ts';
+import { usageReport } from '../shared/quotas/usage-report.ts';
+import { UsageError, type CommandSpec, type OptionSpec, type Values } from './command-table.ts';
+import { textTable } from './text-table.ts';
+
+export interface AdminContext {
+  sql: Sql;
+  defaultShortDomain: string;
+  now(): number;
+}
+
+export interface CommandResult {
+  json: object;
+  text: string;
+}
+
+export interface AdminCommand extends CommandSpec {
+  run(ctx: AdminContext, values: Values): Promise<CommandResult>;
+}
+
+function need(values: Values, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function plan(value: string): Plan {
+  const p = value.toUpperCase();
+  if (!isPlan(p)) throw new UsageError(`--plan must be one of FREE, PRO, BUSINESS, ENTERPRISE`);
+  return p;
+}
+
+function storeUrl(value: string): string {
+  if (!isHttpUrl(value)) throw new UsageError('--store-url must be an absolute http(s) URL');
+  return value;
+}
+
+function email(value: string): string {
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) throw new UsageError('--by must be an e-mail address');
+  return value;
+}
+
+function limit(values: Values, name: string): number | null | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (v === 'default') return null;
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer or 'default'`);
+  return Number(v);
+}
+
+const orgOf = (ctx: AdminContext, values: Values) => getOrganization(ctx.sql, need(values, 'org'));
+const orgJson = (o: Organization) => ({ id: o.id, name: o.name, plan: o.plan, timezone: o.timezone, suspended: o.suspended, limits: o.limits, overrides: o.overrides });
+const status = (o: Organization) => (o.suspended ? 'suspended' : 'active');
+
+const ORG: OptionSpec = { name: 'org', value: 'ID', required: true, help: 'the organisation id' };
+const PLAN_VALUES = 'FREE|PRO|BUSINESS|ENTERPRISE';
+const CODE: OptionSpec = { name: 'code', value: 'SHORT_CODE', required: true, help: "the link's short code" };
+const BY: OptionSpec = { name: 'by', value: 'EMAIL', help: "who makes the change (recorded as the link's updatedBy; default admin-cli)" };
+const LIMIT_HELP = "a non-negative integer, or 'default' to clear the override";
+
+/** Archives (isActive=false) or restores a link of the organisation, through the one save path. */
+async function setLinkActive(ctx: AdminContext, values: Values, isActive: boolean): Promise<CommandResult> {
+  const org = await orgOf(ctx, values);
+  const code = need(values, 'code');
+  const link = await findLinkByCode(ctx.sql, code);
+  if (link === null || link.orgId !== org.id) throw linkNotFound(code);
+  const { view } = await saveLink(
+    { sql: ctx.sql, defaultShortDomain: ctx.defaultShortDomain, now: ctx.now },
+    { org, attribution: values.by === undefined ? 'admin-cli' : email(need(values, 'by')), via: 'INTERNAL' },
+    { url: link.url, shortCode: code, isActive },
+  );
+  return { json: view, text: `${view.smartLink} ${isActive ? 'restored (active)' : 'archived'}` };
+}
+
+export const ADMIN_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'org create',
+    summary: 'Creates an organisation.',
+    options: [
+      { name: 'name', value: 'N', required: true, help: 'display name' },
+      { name: 'plan', value: PLAN_VALUES, help: 'plan (default FREE)' },
+      { name: 'timezone', value: 'TZ', help: 'IANA reporting time zone (default Europe/Berlin)' },
+    ],
+    run: async (ctx, v) => {
+      const o = await createOrganization(ctx.sql, { name: need(v, 'name'), plan: plan(String(v.plan ?? 'FREE')), timezone: v.timezone as string | undefined });
+      return { json: orgJson(o), text: `organisation ${o.id} (${o.plan}, ${o.timezone})` };
+    },
+  },
+  {
+    name: 'org list',
+    summary: 'Lists every organisation with its plan and status.',
+    options: [],
+    run: async (ctx) => {
+      const orgs = await listOrganizations(ctx.sql);
+      return {
+        json: { organizations: orgs.map(orgJson) },
+        text: textTable(['ID', 'NAME', 'PLAN', 'TIMEZONE', 'STATUS'], orgs.map((o) => [o.id, o.name, o.plan, o.timezone, status(o)])),
+      };
+    },
+  },
+  {
+    name: 'org set-plan',
+    summary: 'Moves an organisation to another plan.',
+    options: [ORG, { name: 'plan', value: PLAN_VALUES, required: true, help: 'the new plan' }],
+    run: async (ctx, v) => {
+      const o = await setPlan(ctx.sql, need(v, 'org'), plan(need(v, 'plan')));
+      return { json: orgJson(o), text: `organisation ${o.id} is now on ${o.plan}` };
+    },
+  },
+  {
+    name: 'org set-limits',
+    summary: "Overrides some of the plan's limits for one organisation.",
+    options: [
+      ORG,
+      { name: 'links-per-month', value: 'N', help: LIMIT_HELP },
+      { name: 'clicks-per-month', value: 'N', help: LIMIT_HELP },
+      { name: 'crud-per-min', value: 'N', help: LIMIT_HELP },
+      { name: 'analytics-per-min', value: 'N', help: LIMIT_HELP },
+      { name: 'export-per-min', value: 'N', help: LIMIT_HELP },
+    ],
+    run: async (ctx, v) => {
+      const o = await setLimits(ctx.sql, need(v, 'org'), {
+        linksPerMonth: limit(v, 'links-per-month'),
+        clicksPerMonth: limit(v, 'clicks-per-month'),
+        crudPerMin: limit(v, 'crud-per-min'),
+        analyticsPerMin: limit(v, 'analytics-per-min'),
+        exportPerMin: limit(v, 'export-per-min'),
+      });
+      return { json: orgJson(o), text: `limits of ${o.id}: ${JSON.stringify(o.limits)}` };
+    },
+  },
+  {
+    name: 'org suspend',
+    summary: 'Suspends an organisation: its API keys get 403 SML010 and its links answer 403 SML010 (within a second), counting no click.',
+    options: [ORG],
+    run: async (ctx, v) => {
+      const o = await setSuspended(ctx.sql, need(v, 'org'), true);
+      return { json: orgJson(o), text: `organisation ${o.id} suspended` };
+    },
+  },
+  {
+    name: 'org resume',
+    summary: 'Ends a suspension: the API and the links work again.',
+    options: [ORG],
+    run: async (ctx, v) => {
+      const o = await setSuspended(ctx.sql, need(v, 'org'), false);
+      return { json: orgJson(o), text: `organisation ${o.id} active` };
+    },
+  },
+  {
+    name: 'key create',
+    summary: 'Creates an API key; its value is printed once and stored only as a hash.',
+    options: [ORG, { name: 'label', value: 'L', required: true, help: 'a label unique in the organisation' }, { name: 'scopes', value: SCOPES.join(','), help: 'comma-separated scopes (default: all)' }],
+    run: async (ctx, v) => {
+      const o = await orgOf(ctx, v);
+      const scopes = v.scopes === undefined ? [...SCOPES] : String(v.scopes).split(',').map((s) => s.trim());
+      const bad = scopes.filter((s) => !isScope(s));
+      if (bad.length) throw new UsageError(`unknown scope(s) ${bad.join(', ')}; valid: ${SCOPES.join(', ')}`);
+      const k = await createApiKey(ctx.sql, o.id, need(v, 'label'), scopes as Scope[]);
+      return { json: k, text: `key '${k.label}' (${k.scopes.join(', ')}), shown once:\n${k.key}` };
+    },
+  },
+  {
+    name: 'key revoke',
+    summary: 'Revokes an API key for good.',
+    options: [ORG, { name: 'label', value: 'L', required: true, help: "the key's label" }],
+    run: async (ctx, v) => {
+      const o = await orgOf(ctx, v);
+      const k = await revokeApiKey(ctx.sql, o.id, need(v, 'label'));
+      return { json: k, text: `key '${k.label}' revoked` };
+    },
+  },
+  {
+    name: 'key list',
+    summary: "Lists an organisation's API keys (labels, scopes, status; never a key's value or hash).",
+    options: [ORG],
+    run: async (ctx, v) => {
+      const o = await orgOf(ctx, v);
+      const keys = await listApiKeys(ctx.sql, o.id);
+      return {
+        json: { keys },
+        text: textTable(['LABEL', 'STATUS', 'SCOPES', 'CREATED'], keys.map((k) => [k.label, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt])),
+      };
+    },
+  },
+  {
+    name: 'app register',
+    summary: 'Registers a mobile app for deep links.',
+    options: [
+      ORG,
+      { name: 'name', value: 'N', required: true, help: 'display name' },
+      { name: 'platform', value: 'IOS|ANDROID|WEB', required: true, help: 'the platform the app serves' },
+      { name: 'store-url', value: 'U', required: true, help: 'absolute http(s) store URL' },
+    ],
+    run: async (ctx, v) => {
+      const o = await orgOf(ctx, v);
+      const platform = need(v, 'platform').toUpperCase();
+      if (!isPlatform(platform)) throw new UsageError('--platform must be IOS, ANDROID or WEB');
+      const a = await registerApp(ctx.sql, { orgId: o.id, name: need(v, 'name'), platform, storeUrl: storeUrl(need(v, 'store-url')) });
+      return { json: a, text: `app ${a.mobileAppId} (${a.platform})` };
+    },
+  },
+  {
+    name: 'app list',
+    summary: "Lists an organisation's mobile apps, removed ones included.",
+    options: [ORG],
+    run: async (ctx, v) => {
+      const o = await orgOf(ctx, v);
+      const apps = await listApps(ctx.sql, o.id);
+      return {
+        json: { apps },
+        text: textTable(['MOBILE APP ID', 'PLATFORM', 'NAME', 'STATUS', 'STORE URL'], apps.map((a) => [a.mobileAppId, a.platform, a.name, a.active ? 'active' : 'removed', a.storeUrl])),
+      };
+    },
+  },
+  {
+    name: 'app update',
+    summary: "Changes an app's store URL.",
+    options: [ORG, { name: 'app', value: 'MOBILE_APP_ID', required: true, help: 'the app' }, { name: 'store-url', value: 'U', required: true, help: 'absolute http(s) store URL' }],
+    run: async (ctx, v) => {
+      const a = await updateStoreUrl(ctx.sql, need(v, 'org'), need(v, 'app'), storeUrl(need(v, 'store-url')));
+      return { json: a, text: `app ${a.mobileAppId} store URL set` };
+    },
+  },
+  {
+    name: 'app remove',
+    summary: 'Removes an app (it becomes inactive; deep links to it fall back).',
+    options: [ORG, { name: 'app', value: 'MOBILE_APP_ID', required: true, help: 'the app' }],
+    run: async (ctx, v) => {
+      const a = await removeApp(ctx.sql, need(v, 'org'), need(v, 'app'));
+      return { json: a, text: `app ${a.mobileAppId} removed (inactive)` };
+    },
+  },
+  {
+    name: 'domain add',
+    summary: "Adds a custom domain (it then serves only this organisation's links).",
+    options: [ORG, { name: 'host', value: 'H', required: true, help: 'the host name' }, { name: 'primary', help: "make it the organisation's primary domain" }],
+    run: async (ctx, v) => {
+      const d = await addDomain(ctx.sql, await orgOf(ctx, v), need(v, 'host'), v.primary === true);
+      return { json: d, text: `domain ${d.host}${d.isPrimary ? ' (primary)' : ''} added` };
+    },
+  },
+  {
+    name: 'domain list',
+    summary: "Lists an organisation's custom domains, removed ones included.",
+    options: [ORG],
+    run: async (ctx, v) => {
+      const o = await orgOf(ctx, v);
+      const domains = await listDomains(ctx.sql, o.id);
+      return {
+        json: { domains },
+        text: textTable(['HOST', 'PRIMARY', 'STATUS'], domains.map((d) => [d.host, d.isPrimary ? 'yes' : 'no', d.active ? 'active' : 'removed'])),
+      };
+    },
+  },
+  {
+    name: 'domain remove',
+    summary: 'Removes a custom domain (its links fall back to the default short domain).',
+    options: [ORG, { name: 'host', value: 'H', required: true, help: 'the host name' }],
+    run: async (ctx, v) => {
+      const d = await removeDomain(ctx.sql, need(v, 'org'), need(v, 'host'));
+      return { json: d, text: `domain ${d.host} removed` };
+    },
+  },
+  {
+    name: 'link create',
+    summary: 'Creates a link with a generated short code.',
+    options: [ORG, { name: 'url', value: 'U', required: true, help: 'the destination URL' }, { name: 'by', value: 'EMAIL', required: true, help: 'who creates it (an e-mail address)' }],
+    run: async (ctx, v) => {
+      const by = email(need(v, 'by'));
+      const { view } = await saveLink(
+        { sql: ctx.sql, defaultShortDomain: ctx.defaultShortDomain, now: ctx.now },
+        { org: await orgOf(ctx, v), attribution: by, via: 'INTERNAL' },
+        { url: need(v, 'url') },
+      );
+      return { json: view, text: `${view.smartLink} -> ${view.url}` };
+    },
+  },
+  {
+    name: 'link archive',
+    summary: 'Archives a link (isActive=false): opening it answers 410 EN002; it is not deleted.',
+    options: [ORG, CODE, BY],
+    run: (ctx, v) => setLinkActive(ctx, v, false),
+  },
+  {
+    name: 'link restore',
+    summary: 'Restores an archived link (isActive=true): it redirects again.',
+    options: [ORG, CODE, BY],
+    run: (ctx, v) => setLinkActive(ctx, v, true),
+  },
+  {
+    name: 'usage',
+    summary: "Reports this month's links and clicks, overage and its charge.",
+    options: [ORG],
+    run: async (ctx, v) => {
+      const r = await usageReport(ctx.sql, await orgOf(ctx, v), ctx.now());
+      return {
+        json: r,
+        text: `links ${r.links.used}/${r.links.limit} (overage ${r.links.overage}, ${r.links.overageEur} EUR); clicks ${r.clicks.used}/${r.clicks.limit} (overage ${r.clicks.overage}, ${r.clicks.overageEur} EUR); total ${r.totalOverageEur} EUR`,
+      };
+    },
+  },
+];
