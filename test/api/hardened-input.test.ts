@@ -2,8 +2,11 @@
 // a closed connection, never a 500: NUL anywhere in a body or query, raw control characters in
 // URLs, deep links to local-action schemes; a bad key is refused before the body is read; a
 // client that does not finish its headers is cut off after about 10 s.
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEADERS_TIMEOUT_MS, IDLE_SOCKET_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../api/build-api.ts';
+import { NEGATIVE_KEY_ENTRIES, NEGATIVE_KEY_TTL_MS } from '../../shared/keys/key-authenticator.ts';
 import { bootApi, type ApiFixture, type Org } from '../support/api-fixture.ts';
 
 let fx: ApiFixture;
@@ -180,4 +183,18 @@ describe('slow clients are cut off', () => {
       expect(r.closedAfterMs!).toBeLessThan(12_500);
     }
   }, 20_000);
+});
+
+describe('README', () => {
+  it("the Security section states the API's timeouts and the negative key cache as configured", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const security = readme.slice(readme.indexOf('## Security'), readme.indexOf('\n## ', readme.indexOf('## Security') + 1)).replace(/\s+/g, ' ');
+    const s = (ms: number): string => `${ms / 1000} s`;
+    expect(security).toContain(`not complete ${s(HEADERS_TIMEOUT_MS)} after they began`);
+    expect(security).toContain(`takes over ${s(REQUEST_TIMEOUT_MS)}`);
+    expect(security).toContain(`idle sockets close after ${s(IDLE_SOCKET_TIMEOUT_MS)}`);
+    expect(security).toContain(`idle keep-alive connections after ${s(KEEP_ALIVE_TIMEOUT_MS)}`);
+    expect(security).toContain(`Unknown keys are remembered for ${s(NEGATIVE_KEY_TTL_MS)}`);
+    expect(security).toContain(`bounded LRU of ${NEGATIVE_KEY_ENTRIES.toLocaleString('en')} per API process`);
+  });
 });
