@@ -2,10 +2,13 @@
 // start; route code never constructs a client or reads configuration itself.
 import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { Sql } from '../shared/db/database.ts';
+import type { KeyLookup } from '../shared/keys/key-authenticator.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 
 export interface ApiDeps {
   sql: Sql;
+  /** The API key store (Postgres); the API puts a short negative cache in front of it. */
+  keyLookup: KeyLookup;
   rateLimiter: RateLimiter;
   defaultShortDomain: string;
   logLevel: string;

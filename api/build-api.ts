@@ -1,14 +1,29 @@
 // Invariant: one Fastify instance carries the whole public API: JSON bodies up to 1 MiB, the
 // envelope on every answer, no stack trace to a client. Health and the OpenAPI document need no
-// key; every other route authorises first.
+// key; every other route is authorised when its request arrives, before its body is read, and
+// no NUL character in a query or body reaches a route. A client that has not sent its headers
+// within HEADERS_TIMEOUT_MS, or its whole request within REQUEST_TIMEOUT_MS, is disconnected.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
 import type { ApiDeps } from './api-deps.ts';
+import { installAuthorization } from './authorize.ts';
 import { installErrorHandling } from './error-handler.ts';
+import { installNulGuard } from './nul-guard.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { registerAnalyticsRoutes } from './routes/analytics-routes.ts';
 import { registerLinkRoutes } from './routes/link-routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Headers of a request must be complete this long after its first byte (slowloris). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** The whole request, body included (1 MiB at most), must arrive within this. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** A socket with no traffic either way for this long is closed (a streaming export writes). */
+export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+/** An idle keep-alive connection stays open this long: above the usual 60 s of load balancers. */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/** How often node:http checks the headers and request deadlines (its default is 30 s). */
+const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 export function buildApi(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
@@ -17,8 +32,16 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: deps.logLevel !== 'debug' && deps.logLevel !== 'trace' }),
     // Query strings like `query=shortCode=abc` keep everything after the first '='.
     routerOptions: { ignoreTrailingSlash: true },
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: IDLE_SOCKET_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
   });
   installErrorHandling(app);
+  const keys = new KeyAuthenticator(deps.keyLookup, deps.now);
+  app.addHook('onClose', async () => keys.close());
+  installAuthorization(app, deps, keys);
+  installNulGuard(app);
   app.get('/healthz', async () => ({ response: { status: 'ok' } }));
   let openApi: object | null = null;
   app.get('/link/external/v1/openapi.json', async () => {

@@ -4,6 +4,7 @@
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
 import type { ApiConfig } from '../shared/config/config.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
+import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
 import { buildApi } from './build-api.ts';
 
@@ -13,6 +14,7 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
   let port = config.API_PORT;
   const app = buildApi({
     sql: backends.db.sql,
+    keyLookup: postgresKeyLookup(backends.db.sql),
     rateLimiter: backends.rateLimiter,
     defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
     logLevel: config.LOG_LEVEL,

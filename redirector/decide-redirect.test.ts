@@ -114,6 +114,33 @@ describe('plain redirect', () => {
   });
 });
 
+describe('Location is the normalised destination (rows may predate the save rules)', () => {
+  it('is built from new URL(u).href, never from the stored text', () => {
+    const odd = link({ url: 'HTTPS://Dest.EXAMPLE:443/a b/ü?q=x y#f g', utmSource: null });
+    expect(answer(decideRedirect(input({ link: odd }), facts(), NOW)).location).toBe('https://dest.example/a%20b/%C3%BC?q=x%20y#f%20g');
+    const bare = link({ url: 'https://dest.example', utmSource: 'u' });
+    expect(answer(decideRedirect(input({ link: bare }), facts(), NOW)).location).toBe('https://dest.example/?utm_source=u');
+  });
+
+  it.each([
+    ['CR LF (header injection)', 'https://dest.example/p\r\nSet-Cookie: a=1'],
+    ['NUL', 'https://dest.example/\u0000'],
+    ['TAB', 'https://dest.example/a\tb'],
+    ['DEL', 'https://dest.example/\u007f'],
+    ['a code scheme', 'javascript:alert(1)'],
+    ['a relative URL', '/relative'],
+  ])('a stored destination with %s is never sent: 404 EN001, no Location, no hit', (_name, url) => {
+    const d = answer(decideRedirect(input({ link: link({ url, utmSource: null }) }), facts(), NOW));
+    expect(d).toMatchObject({ status: '404 Not Found', location: null, outcome: 'not_found', hit: null });
+    expect(JSON.parse(d.body).errors[0].code).toBe('EN001');
+  });
+
+  it('percent-encoded control characters are URL data and pass as they are', () => {
+    const encoded = link({ url: 'https://dest.example/a%0Ab?x=%00', utmSource: null });
+    expect(answer(decideRedirect(input({ link: encoded }), facts(), NOW)).location).toBe('https://dest.example/a%0Ab?x=%00');
+  });
+});
+
 describe('QR route', () => {
   const qr = { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } as const;
   it('encodes the smart link on the link’s own active domain, else the default domain', () => {
@@ -189,6 +216,14 @@ describe('deep links', () => {
     expect(answer(decideRedirect(input({ link: badFallback, apps }), ua, NOW)).location).toBe('https://store.example/IOS');
   });
 
+  it.each(['file:///C:/Windows/System32/calc.exe', 'search-ms:query=x&crumb=location:\\\\evil\\share', 'ms-msdt:/id PCWDiagnostic', 'MS-Settings:privacy', 'smb://evil/share', 'intent://x#Intent;scheme=file;end'])(
+    'a stored deep link to a local-action scheme (%s) is never opened: straight to the store URL',
+    (deeplinkUrl) => {
+      const stored = link({ deepLinks: [entry('IOS', { deeplinkUrl })] });
+      expect(answer(decideRedirect(input({ link: stored, apps }), facts({ userAgent: IPHONE }), NOW))).toMatchObject({ location: 'https://store.example/IOS', outcome: 'app_fallback' });
+    },
+  );
+
   it('webBrowser behaviour → the url (cloaked when the link is cloaked)', () => {
     const l = link({ deepLinks: [entry('IOS', { linkBehaviour: 'webBrowser' })] });
     expect(answer(decideRedirect(input({ link: l, apps }), facts({ userAgent: IPHONE }), NOW)).outcome).toBe('redirect');
@@ -208,6 +243,6 @@ describe('cloaking', () => {
     const refused = link({ cloakEnabled: true, preview: { title: null, description: null, imageUrl: null, frameRefused: true } });
     expect(answer(decideRedirect(input({ link: refused }), facts(), NOW)).outcome).toBe('redirect');
     const unsafe = link({ cloakEnabled: true, url: 'javascript:alert(1)', utmSource: null });
-    expect(answer(decideRedirect(input({ link: unsafe }), facts(), NOW)).outcome).toBe('redirect');
+    expect(answer(decideRedirect(input({ link: unsafe }), facts(), NOW))).toMatchObject({ outcome: 'not_found', location: null });
   });
 });

@@ -4,7 +4,8 @@
 // another organisation's code) → 404 EN001; suspended organisation → 403 SML010 (QR and crawlers
 // included, nothing recorded); archived → 410 EN002; QR image; preview crawler →
 // OG page; FREE quota exhausted → 402 QE002; deep link for the visitor's platform; cloak frame
-// (unless the destination refuses framing); plain 302.
+// (unless the destination refuses framing); plain 302 to the normalised destination (404 EN001
+// when the stored destination is no safe http(s) URL).
 import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
 import type { AppError } from '../shared/errors/app-error.ts';
 import { accessDenied, clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
@@ -149,10 +150,13 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
     }
   }
 
-  if (link.cloakEnabled && link.preview?.frameRefused !== true && destination !== null) {
+  // A stored destination that is no safe http(s) URL (a row older than the save rules) is never
+  // sent: the Location is always the normalised `new URL(u).href` (safe-url.ts).
+  if (destination === null) return errorAnswer(linkNotFound(link.shortCode), 'not_found', link.shortCode, facts);
+  if (link.cloakEnabled && link.preview?.frameRefused !== true) {
     return htmlAnswer(cloakPage(destination, link.effectivePreviewMetadata, shortUrl), 'cloak', hit);
   }
-  return redirectAnswer(link.destination, 'redirect', hit);
+  return redirectAnswer(destination, 'redirect', hit);
 }
 
 /** The entry whose registered app serves the visitor's platform (WEB serves non-mobile devices). */

@@ -1,4 +1,5 @@
-// Invariant: analytics routes check key, scope and their own rate-limit bucket first, then the
+// Invariant: analytics routes check key, scope and their own rate-limit bucket first (declared as
+// config.auth, checked on request arrival), then the
 // plan feature (export: ANALYTICS_EXPORT, 402 FE001), then hand the query string to the
 // analytics read port. Exports stream straight to the socket.
 import { Readable } from 'node:stream';
@@ -6,16 +7,16 @@ import type { FastifyInstance } from 'fastify';
 import { featureNotAvailable } from '../../shared/errors/domain-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
-import { authorize } from '../authorize.ts';
+import { principalOf } from '../authorize.ts';
 
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/link/external/v1/analytics/events', async (request) => {
-    const principal = await authorize(deps, request, 'analytics:read', 'analytics_events');
+  app.get('/link/external/v1/analytics/events', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
+    const principal = principalOf(request);
     return { response: await deps.analytics.list(principal.org, request.query as Record<string, unknown>) };
   });
 
-  app.get('/link/external/v1/analytics/events/export', async (request, reply) => {
-    const principal = await authorize(deps, request, 'analytics:export', 'analytics_export');
+  app.get('/link/external/v1/analytics/events/export', { config: { auth: { scope: 'analytics:export', bucket: 'analytics_export' } } }, async (request, reply) => {
+    const principal = principalOf(request);
     const { plan } = principal.org;
     if (!planHasFeature(plan, 'ANALYTICS_EXPORT')) {
       throw featureNotAvailable('ANALYTICS_EXPORT', plan, suggestFeatureUpgrade(plan, 'ANALYTICS_EXPORT'));

@@ -7,7 +7,7 @@ import type { Principal } from '../../shared/keys/key-repository.ts';
 import { listLinks, parseListRequest } from '../../shared/links/list-links.ts';
 import { saveLink, type Actor, type LinkServiceDeps } from '../../shared/links/save-link.ts';
 import type { ApiDeps } from '../api-deps.ts';
-import { authorize } from '../authorize.ts';
+import { principalOf, type RouteAuth } from '../authorize.ts';
 
 export const BULK_MAX = 30;
 
@@ -22,17 +22,20 @@ export function linkServiceDeps(deps: ApiDeps): LinkServiceDeps {
   };
 }
 
+const WRITE: { config: { auth: RouteAuth } } = { config: { auth: { scope: 'links:write', bucket: 'crud' } } };
+const READ: { config: { auth: RouteAuth } } = { config: { auth: { scope: 'links:read', bucket: 'crud' } } };
+
 export function registerLinkRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const service = linkServiceDeps(deps);
 
-  app.post('/link/external/v1/shortenedUrl/save', async (request) => {
-    const principal = await authorize(deps, request, 'links:write', 'crud');
+  app.post('/link/external/v1/shortenedUrl/save', WRITE, async (request) => {
+    const principal = principalOf(request);
     const { view } = await saveLink(service, actorOf(principal), request.body);
     return { response: view };
   });
 
-  app.post('/link/external/v1/shortenedUrl/bulkSave', async (request) => {
-    const principal = await authorize(deps, request, 'links:write', 'crud');
+  app.post('/link/external/v1/shortenedUrl/bulkSave', WRITE, async (request) => {
+    const principal = principalOf(request);
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformedBody();
     const data = (body as { data?: unknown }).data;
@@ -74,8 +77,8 @@ export function registerLinkRoutes(app: FastifyInstance, deps: ApiDeps): void {
     };
   });
 
-  app.get('/link/external/v1/shortenedUrl', async (request) => {
-    const principal = await authorize(deps, request, 'links:read', 'crud');
+  app.get('/link/external/v1/shortenedUrl', READ, async (request) => {
+    const principal = principalOf(request);
     const query = request.query as Record<string, unknown>;
     if (query.format !== undefined) throw validationFailed('format is not a parameter of this endpoint');
     const result = await listLinks(deps.sql, principal.org.id, parseListRequest(query), deps.defaultShortDomain);

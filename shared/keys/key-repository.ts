@@ -1,10 +1,13 @@
 // Invariant: keys are looked up only by the hash of their value; a revoked key is never
-// returned, and revocation is permanent (no code path clears revoked_at).
+// returned, and revocation is permanent (no code path clears revoked_at). A created key is
+// announced in-process (key-created.ts) once its row is committed.
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
-import { duplicateLabel, invalidApiKey } from '../errors/domain-errors.ts';
+import { duplicateLabel } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from '../orgs/organization.ts';
 import { generateApiKey, hashApiKey, KEY_LABEL_PATTERN, SCOPES, type Scope } from './api-key.ts';
+import type { KeyLookup } from './key-authenticator.ts';
+import { announceKeyCreated } from './key-created.ts';
 
 export interface ApiKeyInfo {
   id: string;
@@ -28,11 +31,13 @@ export async function createApiKey(sql: Sql, orgId: string, label: string, scope
     throw new AppError('SML002', 'label: must be 3 to 100 characters of letters, digits, spaces and . , _ - ( )');
   }
   const key = generateApiKey();
+  const keyHash = hashApiKey(key);
   try {
     const [row] = await sql<{ id: string }[]>`
       insert into api_keys (org_id, label, key_hash, scopes)
-      values (${orgId}, ${label}, ${hashApiKey(key)}, ${[...scopes]})
+      values (${orgId}, ${label}, ${keyHash}, ${[...scopes]})
       returning id`;
+    announceKeyCreated(keyHash);
     return { id: row!.id, label, key, scopes: [...scopes] };
   } catch (err) {
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateLabel();
@@ -55,13 +60,16 @@ export async function listApiKeys(sql: Sql, orgId: string): Promise<ApiKeyInfo[]
   return rows.map((r) => ({ id: r.id, label: r.label, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
 }
 
-/** The principal behind a key value, or SML003 for a missing, unknown or revoked key. */
-export async function authenticate(sql: Sql, key: string | undefined): Promise<Principal> {
-  if (!key) throw invalidApiKey();
+/** The principal of an active key, by the hash of its value; null for an unknown or revoked key. */
+export async function findPrincipalByKeyHash(sql: Sql, keyHash: string): Promise<Principal | null> {
   const [row] = await sql<(OrganizationRow & { key_id: string; label: string; scopes: Scope[] })[]>`
     select k.id as key_id, k.label, k.scopes, ${sql.unsafe(ORG_COLUMNS.split(', ').map((c) => `o.${c}`).join(', '))}
     from api_keys k join organizations o on o.id = k.org_id
-    where k.key_hash = ${hashApiKey(key)} and k.revoked_at is null`;
-  if (!row) throw invalidApiKey();
-  return { keyId: row.key_id, label: row.label, scopes: row.scopes, org: organizationFromRow(row) };
+    where k.key_hash = ${keyHash} and k.revoked_at is null`;
+  return row ? { keyId: row.key_id, label: row.label, scopes: row.scopes, org: organizationFromRow(row) } : null;
+}
+
+/** The key store on Postgres, as the authenticator's lookup port. */
+export function postgresKeyLookup(sql: Sql): KeyLookup {
+  return { findByHash: (keyHash) => findPrincipalByKeyHash(sql, keyHash) };
 }

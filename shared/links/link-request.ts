@@ -6,17 +6,20 @@ import type { AppError } from '../errors/app-error.ts';
 import { constraintViolated, validationFailed } from '../errors/domain-errors.ts';
 import { AppError as AppErrorClass } from '../errors/app-error.ts';
 import { SHORT_CODE_PATTERN } from './short-code.ts';
-import { isDeepLinkUri, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
+import { hasControlCharacter, isDeepLinkUri, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
 
 const URL_RULE = `must be an absolute http or https URL of at most ${MAX_URL_LENGTH} characters`;
+const NO_CONTROL_RULE = 'must not contain control characters (U+0000 to U+001F, U+007F); percent-encode them';
+const DEEP_LINK_RULE = 'must be an absolute URI whose scheme neither runs code nor opens local resources (see README, Security)';
+const noControl = (s: string) => !hasControlCharacter(s);
 
 const nonBlank = (s: string) => s.trim().length > 0;
 const optionalText = (max: number) => z.string().max(max, `size must be between 0 and ${max}`).nullish();
-const optionalHttpUrl = z.string().refine(isHttpUrl, URL_RULE).nullish();
+const optionalHttpUrl = z.string().refine(noControl, { message: NO_CONTROL_RULE, abort: true }).refine(isHttpUrl, URL_RULE).nullish();
 
 export const deepLinkRequestSchema = z.object({
   mobileAppId: z.string().nullish(),
-  deeplinkUrl: z.string().refine(isDeepLinkUri, 'must be an absolute URI whose scheme is not javascript or data').nullish(),
+  deeplinkUrl: z.string().refine(noControl, { message: NO_CONTROL_RULE, abort: true }).refine(isDeepLinkUri, DEEP_LINK_RULE).nullish(),
   fallbackUrl: optionalHttpUrl,
   linkBehaviour: z.enum(['app', 'webBrowser']).nullish(),
   fallbackEnabled: z.boolean().nullish(),
@@ -27,6 +30,7 @@ export const saveLinkRequestSchema = z.object({
   url: z
     .string({ error: 'must not be empty' })
     .refine(nonBlank, { message: 'must not be empty', abort: true })
+    .refine(noControl, { message: NO_CONTROL_RULE, abort: true })
     .refine(isHttpUrl, URL_RULE)
     .meta({ minLength: 1, maxLength: MAX_URL_LENGTH, pattern: '^[hH][tT][tT][pP][sS]?:\\S+$' }),
   // Checked by the save (400 VE001 with details.reason FORMAT, RESERVED or TAKEN).

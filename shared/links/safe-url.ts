@@ -1,13 +1,12 @@
 // Invariant: a URL placed in a Location header, an href/src attribute or handed to script is
-// either an absolute http(s) URL (web targets) or an absolute URI whose scheme cannot run code
-// (deep links); anything else is refused (null). Results never contain control characters.
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-const CODE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:']);
+// either an absolute http(s) URL, normalised as `new URL(u).href` (web targets), or an absolute
+// URI whose scheme url-rules.ts does not refuse (deep links); anything else is refused (null).
+// Results never contain control characters. Stored values are checked here again because a row
+// may predate a save rule.
+import { deepLinkSchemeRefused, hasControlCharacter } from './url-rules.ts';
 
 export function safeWebUrl(value: string | null): string | null {
-  if (value === null || value === '' || CONTROL.test(value)) return null;
+  if (value === null || value === '' || hasControlCharacter(value)) return null;
   try {
     const u = new URL(value);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
@@ -17,15 +16,11 @@ export function safeWebUrl(value: string | null): string | null {
 }
 
 export function safeDeepLinkUrl(value: string | null): string | null {
-  if (value === null || CONTROL.test(value)) return null;
+  if (value === null || hasControlCharacter(value)) return null;
   const trimmed = value.trim();
   if (trimmed === '') return null;
-  try {
-    const u = new URL(trimmed);
-    return CODE_SCHEMES.has(u.protocol) ? null : trimmed;
-  } catch {
-    return null;
-  }
+  if (!URL.canParse(trimmed) || deepLinkSchemeRefused(trimmed)) return null;
+  return trimmed;
 }
 
 /** The Android package of a Google Play store URL (`…/details?id=com.example.app`), if any. */

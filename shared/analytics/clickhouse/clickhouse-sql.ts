@@ -18,6 +18,7 @@ import {
   type EventFieldName,
   type ExportEncoding,
 } from '../events/event-schema.ts';
+import { neutraliseFormulaSql } from '../reads/csv-formula-guard.ts';
 import { EVENTS_TABLE } from './events-table.ts';
 
 /** Fields the writer inserts (everything but constants and server stamps), in table order. */
@@ -233,11 +234,15 @@ function exportFieldSql(k: (typeof EVENT_OBJECT_FIELDS)[number]): { sql: string;
   }
 }
 
-/** A CSV field (RFC 4180): quoted, inner quotes doubled, only when it holds a comma, quote, CR or LF. */
+/**
+ * A CSV field (RFC 4180): quoted, inner quotes doubled, only when it holds a comma, quote, CR or
+ * LF. A text field that a spreadsheet would read as a formula gets a leading `'` first
+ * (csv-formula-guard.ts); numbers, UUIDs and instants never start with a trigger.
+ */
 function csvFieldSql(sql: string, kind: ExportEncoding): string {
   if (kind === 'number' || kind === 'uuid' || kind === 'instant') return `toString(${sql})`;
   // Invalid UTF-8 (never written by this store) is replaced as the JSON reads replace it.
-  const text = `toValidUTF8(toString(${kind === 'nullable' ? `assumeNotNull(${sql})` : sql}))`;
+  const text = neutraliseFormulaSql(`toValidUTF8(toString(${kind === 'nullable' ? `assumeNotNull(${sql})` : sql}))`);
   const quoted = `if(match(${text}, '[",\\r\\n]'), concat('"', replaceAll(${text}, '"', '""'), '"'), ${text})`;
   return kind === 'nullable' ? `if(isNull(${sql}), '', ${quoted})` : quoted;
 }

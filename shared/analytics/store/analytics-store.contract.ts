@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsEvent } from '../events/analytics-event.ts';
 import { EVENT_OBJECT_FIELDS } from '../events/event-schema.ts';
 import { CHROME_WINDOWS_UA, eventRecord, eventRecords, IPHONE_UA, isoMicros, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
+import { neutraliseFormula } from '../reads/csv-formula-guard.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { AnalyticsStore } from './analytics-store.ts';
@@ -388,6 +389,53 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(empty).toBe(`${EVENT_OBJECT_FIELDS.join(',')}\r\n`);
     });
 
+    it('neutralises spreadsheet formulas in CSV text cells (leading \'), and keeps NDJSON raw', async () => {
+      const orgId = newOrgId();
+      const at = (s: string): string => isoMicros(`2026-06-03T${s}Z`).toString();
+      const hyperlink = '=HYPERLINK("http://x","y")';
+      // A click as the redirector records it: Referer and User-Agent straight from the request.
+      const hits = ['@SUM(1+1)', '+cmd', '-2+3', '\tcalc', '\rcalc'].map((userAgent, i) =>
+        rawHit({ orgId, createdAtMicros: at(`10:00:0${i}`), referrer: hyperlink, userAgent, utmSource: userAgent, utmMedium: '-1', utmCampaign: 'plain' }),
+      );
+      await store.insert(await enricher.enrich(hits), randomUUID());
+      const safe = eventRecord({ orgId, createdAtMicros: at('11:00:00'), shortCode: '-dash-code', city: '@home', region: '=1+1', referrer: "it's = fine" });
+      await store.insert([safe], randomUUID());
+
+      const csv = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-03', to: '2026-06-03', format: 'csv' })));
+      const rows = parseCsv(csv);
+      const col = (f: (typeof EVENT_OBJECT_FIELDS)[number]): number => EVENT_OBJECT_FIELDS.indexOf(f);
+      expect(rows).toHaveLength(7);
+      expect(rows.slice(1, 6).map((r) => [r[col('referrer')], r[col('utmSource')], r[col('utmMedium')], r[col('utmCampaign')]])).toEqual([
+        [`'${hyperlink}`, "'@SUM(1+1)", "'-1", 'plain'],
+        [`'${hyperlink}`, "'+cmd", "'-1", 'plain'],
+        [`'${hyperlink}`, "'-2+3", "'-1", 'plain'],
+        [`'${hyperlink}`, "'\tcalc", "'-1", 'plain'],
+        [`'${hyperlink}`, "'\rcalc", "'-1", 'plain'],
+      ]);
+      // Only text cells change: the number, the UUID and the instant are as before.
+      expect(rows[1]?.[col('schemaVersion')]).toBe('1');
+      expect(rows[1]?.[col('eventId')]).toBe(hits[0]?.eventId);
+      expect(rows[1]?.[col('createdAt')]).toBe('2026-06-03T10:00:00Z');
+      const last = rows[6] ?? [];
+      expect([last[col('shortCode')], last[col('city')], last[col('region')], last[col('referrer')], last[col('country')]]).toEqual(["'-dash-code", "'@home", "'=1+1", "it's = fine", '']);
+      // The formula cell is quoted as RFC 4180 says, after the apostrophe.
+      expect(csv).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
+      // Every cell of the export: none starts with a trigger any more.
+      for (const row of rows.slice(1)) for (const cell of row) expect(/^[=+\-@\t\r]/.test(cell)).toBe(false);
+
+      const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-03', to: '2026-06-03' })));
+      const events = ndjson.trimEnd().split('\n').map((l) => JSON.parse(l) as AnalyticsEvent);
+      expect(events.map((e) => [e.referrer, e.utmSource, e.utmMedium])).toEqual([
+        [hyperlink, '@SUM(1+1)', '-1'],
+        [hyperlink, '+cmd', '-1'],
+        [hyperlink, '-2+3', '-1'],
+        [hyperlink, '\tcalc', '-1'],
+        [hyperlink, '\rcalc', '-1'],
+        ["it's = fine", null, null],
+      ]);
+      expect(events[5]).toMatchObject({ shortCode: '-dash-code', city: '@home', region: '=1+1' });
+    });
+
     it('exports exactly the bytes JSON.stringify and RFC 4180 give for the browsed events, whatever the text', async () => {
       const orgId = newOrgId();
       const controls = Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('');
@@ -407,7 +455,11 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       await store.insert(recs, randomUUID());
       const events = (await store.browse(orgId, 'UTC', browseReq({ from: '2026-09-01', to: '2026-09-01', limit: '5000' }))).data;
       expect(events).toHaveLength(recs.length);
-      const csvField = (v: string | number | null): string => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+      const csvField = (v: string | number | null): string => {
+        if (v === null) return '';
+        const t = typeof v === 'string' ? neutraliseFormula(v) : String(v);
+        return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+      };
       const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01' })));
       expect(ndjson).toBe(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
       const csv = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-09-01', to: '2026-09-01', format: 'csv' })));
