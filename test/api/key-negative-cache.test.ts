@@ -41,6 +41,7 @@ beforeAll(async () => {
     rateLimiter: new MemoryRateLimiter(() => clock),
     defaultShortDomain: 'sho.rt',
     logLevel: 'silent',
+    publicUrl: () => 'http://localhost',
     now: () => clock,
     // The analytics store is never reached by this suite (only the links list is called).
     analytics: storeAnalyticsReads(new AnalyticsStore(new HttpClickHouseTransport({ url: 'http://127.0.0.1:9' }))),
