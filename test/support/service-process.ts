@@ -147,6 +147,8 @@ export function productionEnv(s: ProductionServers, extra: Record<string, string
     REDIRECT_PORT: String(s.redirectPort),
     REDIRECT_HOST: '127.0.0.1',
     REDIRECT_WORKERS: '2',
+    INGEST_HEALTH_PORT: '0',
+    INGEST_HEALTH_HOST: '127.0.0.1',
     ...extra,
   };
 }
