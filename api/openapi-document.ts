@@ -9,7 +9,7 @@ import { CLICK_SOURCES, EVENT_TYPES } from '../shared/analytics/events/event-sch
 import { ERROR_CATALOG, ERROR_CODES } from '../shared/errors/error-catalog.ts';
 import { saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/links/list-links.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../shared/links/list-links.ts';
 import { BULK_MAX } from './routes/link-routes.ts';
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' });
@@ -112,7 +112,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
           summary: 'List the organisation\'s short URLs (createdAt descending), filtered by the query DSL.',
           security,
           parameters: [
-            { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+            { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_PAGE, default: 0 } },
             { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } },
             { name: 'query', in: 'query', schema: { type: 'string' }, description: 'field=value combined with AND/OR, parentheses, double quotes.' },
           ],

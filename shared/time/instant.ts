@@ -26,6 +26,18 @@ export function formatMicros(micros: bigint): string {
   return `${base}${javaFraction(frac.toString().padStart(6, '0'))}Z`;
 }
 
+/**
+ * The instants the analytics store can hold (ClickHouse DateTime64: 1900-01-01 to 2299-12-31,
+ * UTC). A query position outside it is refused, never passed on to wrap or overflow.
+ */
+export const MIN_STORABLE_MICROS = BigInt(Date.UTC(1900, 0, 1)) * 1000n;
+export const MAX_STORABLE_MICROS = BigInt(Date.UTC(2300, 0, 1)) * 1000n - 1n;
+export const STORABLE_RANGE_TEXT = '1900-01-01 to 2299-12-31';
+
+export function isStorableMicros(micros: bigint): boolean {
+  return micros >= MIN_STORABLE_MICROS && micros <= MAX_STORABLE_MICROS;
+}
+
 const INSTANT_IN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?$/;
 
 /**
@@ -38,7 +50,8 @@ export function parseInstantMicros(text: string): bigint | null {
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const check = new Date(ms);
-  if (Number.isNaN(ms) || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+  // Date.UTC maps years 0–99 to 1900–1999: a year that does not come back is not taken.
+  if (Number.isNaN(ms) || check.getUTCFullYear() !== Number(y) || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
     return null;
   }
   let offsetMinutes = 0;

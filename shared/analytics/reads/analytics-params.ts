@@ -8,10 +8,11 @@
 // - a parameter repeated in the query string is VE001;
 // - the other mode's parameters are refused, not ignored: `cursor` in sync, `afterEventId` in
 //   browse, `cursor`/`limit`/`afterEventId` on export;
-// - `since` without `afterEventId` is inclusive; with it, strictly after that position.
+// - `since` without `afterEventId` is inclusive; with it, strictly after that position;
+// - dates, `since` and cursor positions outside the store's time range (1900–2299) are VE001.
 import { AppError } from '../../errors/app-error.ts';
 import { validationFailed } from '../../errors/domain-errors.ts';
-import { parseInstantMicros } from '../../time/instant.ts';
+import { isStorableMicros, parseInstantMicros, STORABLE_RANGE_TEXT } from '../../time/instant.ts';
 import { decodeBrowseCursor, isUuid, type BrowsePosition } from './browse-cursor.ts';
 import { inclusiveDayCount, parseCalendarDate } from './local-day-range.ts';
 import { CLICK_SOURCES, EVENT_TYPES, type ClickSource, type EventType } from '../events/event-schema.ts';
@@ -108,7 +109,9 @@ function dateRange(from: string, to: string): { from: string; to: string } {
     ['from', from],
     ['to', to],
   ] as const) {
-    if (parseCalendarDate(value) === null) throw new Invalid(validationFailed(`Invalid date '${value}' for parameter '${name}'. Expected YYYY-MM-DD.`));
+    const day = parseCalendarDate(value);
+    if (day === null) throw new Invalid(validationFailed(`Invalid date '${value}' for parameter '${name}'. Expected YYYY-MM-DD.`));
+    if (!isStorableMicros(BigInt(day) * 86_400_000_000n)) throw new Invalid(validationFailed(`Date '${value}' for parameter '${name}' is out of range (${STORABLE_RANGE_TEXT}).`));
   }
   const days = inclusiveDayCount(from, to);
   if (days < 1) throw new Invalid(validationFailed(`Invalid date range: from (${from}) must not be after to (${to}).`));
@@ -146,6 +149,7 @@ function parseEvents(q: RawQuery): BrowseRequest | SyncRequest {
   if (sinceMicros === null) {
     throw new Invalid(validationFailed(`Invalid timestamp '${sinceText}' for parameter 'since'. Expected an ISO 8601 instant such as 2026-01-01T00:00:00Z.`));
   }
+  if (!isStorableMicros(sinceMicros)) throw new Invalid(validationFailed(`Timestamp '${sinceText}' for parameter 'since' is out of range (${STORABLE_RANGE_TEXT}).`));
   const afterEventId = single(q, 'afterEventId');
   if (afterEventId !== undefined && !isUuid(afterEventId)) throw new Invalid(validationFailed(`Invalid afterEventId '${afterEventId}'. Expected an event ID.`));
   return { mode: 'sync', sinceMicros, afterEventId: afterEventId?.toLowerCase() ?? null, limit: limit(q), filters: filters(q) };

@@ -1,6 +1,7 @@
 // Invariant: a browse cursor is opaque to clients and names exactly one position in browse order:
 // the (createdAt microseconds, eventId) of the last event returned, as base64url of a JSON pair.
-// Decoding anything else yields null, never a guess.
+// Decoding anything else, or a position outside the store's time range, yields null, never a guess.
+import { isStorableMicros } from '../../time/instant.ts';
 
 export interface BrowsePosition {
   createdAtMicros: bigint;
@@ -28,5 +29,8 @@ export function decodeBrowseCursor(text: string): BrowsePosition | null {
   if (!Array.isArray(value) || value.length !== 2) return null;
   const [micros, eventId] = value as unknown[];
   if (typeof micros !== 'string' || !/^-?\d{1,19}$/.test(micros) || typeof eventId !== 'string' || !isUuid(eventId)) return null;
-  return { createdAtMicros: BigInt(micros), eventId: eventId.toLowerCase() };
+  const createdAtMicros = BigInt(micros);
+  // A position no stored event can have (beyond the store's time range, or int64) is not a cursor we issued.
+  if (!isStorableMicros(createdAtMicros)) return null;
+  return { createdAtMicros, eventId: eventId.toLowerCase() };
 }
