@@ -4,7 +4,7 @@
 // rate-limit scope (429 SML005). Only then is the body parsed and looked at. Keys are checked
 // through the KeyAuthenticator, which remembers unknown keys briefly.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accessDenied, rateLimited, type RateLimitScope } from '../shared/errors/domain-errors.ts';
+import { accessDenied, rateLimited, type ApiRateLimitScope } from '../shared/errors/domain-errors.ts';
 import type { Scope } from '../shared/keys/api-key.ts';
 import type { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
 import type { Principal } from '../shared/keys/key-repository.ts';
@@ -13,7 +13,7 @@ import type { ApiDeps } from './api-deps.ts';
 /** What a route needs: a key scope and the rate-limit bucket it spends. */
 export interface RouteAuth {
   scope: Scope;
-  bucket: RateLimitScope;
+  bucket: ApiRateLimitScope;
 }
 
 declare module 'fastify' {
@@ -25,13 +25,13 @@ declare module 'fastify' {
   }
 }
 
-const LIMIT_OF: Record<RateLimitScope, 'crudPerMin' | 'analyticsPerMin' | 'exportPerMin'> = {
+const LIMIT_OF: Record<ApiRateLimitScope, 'crudPerMin' | 'analyticsPerMin' | 'exportPerMin'> = {
   crud: 'crudPerMin',
   analytics_events: 'analyticsPerMin',
   analytics_export: 'exportPerMin',
 };
 
-export async function authorize(deps: ApiDeps, keys: KeyAuthenticator, request: FastifyRequest, scope: Scope, bucket: RateLimitScope): Promise<Principal> {
+export async function authorize(deps: ApiDeps, keys: KeyAuthenticator, request: FastifyRequest, scope: Scope, bucket: ApiRateLimitScope): Promise<Principal> {
   const header = request.headers['x-api-key'];
   const principal = await keys.authenticate(Array.isArray(header) ? header[0] : header);
   if (principal.org.suspended || !principal.scopes.includes(scope)) throw accessDenied();

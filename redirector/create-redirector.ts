@@ -13,6 +13,7 @@ import { normalizeHost } from '../shared/domains/host-name.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
 import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
+import { QrRenderer } from './qr-renderer.ts';
 import { RedirectorMetrics, type MetricsSnapshot } from './metrics.ts';
 import { RedirectResolver } from './redirect-resolver.ts';
 import { RedirectService } from './redirect-service.ts';
@@ -26,7 +27,7 @@ export interface RedirectorDeps {
   clickCounter: ClickCounterStore;
   usageStore: UsageStore;
   hitSink: HitSink;
-  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'> & Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS'>>;
+  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'> & Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES'>>;
   /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
   workersHint?: number;
   /** Cluster: gathers every worker's snapshot; default: this process only. */
@@ -41,11 +42,15 @@ export interface RedirectorServer {
   metrics: RedirectorMetrics;
   /** Snapshot of this process's metrics (the cluster primary merges them). */
   metricsSnapshot(): MetricsSnapshot;
+  /** QR images drawn by this process so far. */
+  qrDrawn(): number;
   close(): Promise<void>;
 }
 
 const ERROR_LOG_INTERVAL_MS = 5_000;
 const DEFAULT_GRACE_MS = 10_000;
+const DEFAULT_QR_RENDERS_PER_MINUTE = 60;
+const DEFAULT_QR_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 export async function createRedirectorServer(deps: RedirectorDeps): Promise<RedirectorServer> {
   const { config } = deps;
@@ -85,9 +90,13 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
   await resolver.subscribe(deps.bus);
   quota.start();
   const service = new RedirectService({ resolver, quota, hitSink: deps.hitSink, metrics, onError });
+  const qrRendersPerMinute = config.QR_RENDERS_PER_MINUTE ?? DEFAULT_QR_RENDERS_PER_MINUTE;
+  const qr = new QrRenderer({ cacheMaxBytes: config.QR_CACHE_MAX_BYTES ?? DEFAULT_QR_CACHE_MAX_BYTES, rendersPerMinute: qrRendersPerMinute });
   const server = await serveRedirects({
     service,
     metrics,
+    qr,
+    qrRendersPerMinute,
     host: config.REDIRECT_HOST,
     port: config.REDIRECT_PORT,
     trustProxy: config.TRUST_PROXY,
@@ -100,11 +109,13 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     port: server.port,
     metrics,
     metricsSnapshot: () => metrics.snapshot(),
+    qrDrawn: () => qr.drawn,
     close: () =>
       (closed ??= (async () => {
         await server.drain(config.SHUTDOWN_GRACE_MS ?? DEFAULT_GRACE_MS);
         await resolver.unsubscribe();
         await quota.close();
+        await qr.close();
       })()),
   };
 }

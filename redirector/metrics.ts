@@ -6,7 +6,7 @@ import type { CacheTier } from '../shared/cache/tiered-cache.ts';
 import type { Outcome } from './decide-redirect.ts';
 import { ENTITY_KINDS, type EntityKind } from './entity-kinds.ts';
 
-export type RequestOutcome = Outcome | 'health' | 'metrics' | 'bad_method' | 'error';
+export type RequestOutcome = Outcome | 'health' | 'metrics' | 'bad_method' | 'error' | 'qr_refused';
 
 const OUTCOMES: readonly RequestOutcome[] = [
   'redirect',
@@ -15,6 +15,7 @@ const OUTCOMES: readonly RequestOutcome[] = [
   'app_fallback',
   'preview',
   'qr',
+  'qr_refused',
   'not_found',
   'archived',
   'suspended',

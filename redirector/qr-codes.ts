@@ -1,23 +1,18 @@
-// Invariant: a QR image is a deterministic function of (format, text); each distinct pair is
-// rendered once while it stays in the bounded cache.
-import { LRUCache } from 'lru-cache';
+// Invariant: a QR image is a deterministic function of (format, text): this module is the one
+// place that says how one is drawn (margin, size, error correction), whichever thread draws it.
 import QRCode from 'qrcode';
+
+export type QrFormat = 'svg' | 'png';
 
 export interface QrImage {
   contentType: string;
   body: string | Buffer;
 }
 
-const cache = new LRUCache<string, QrImage>({ max: 2_000 });
+export const QR_CONTENT_TYPES: Readonly<Record<QrFormat, string>> = { svg: 'image/svg+xml', png: 'image/png' };
 
-export async function renderQr(format: 'svg' | 'png', text: string): Promise<QrImage> {
-  const key = `${format}\n${text}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const image: QrImage =
-    format === 'svg'
-      ? { contentType: 'image/svg+xml', body: await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }) }
-      : { contentType: 'image/png', body: await QRCode.toBuffer(text, { type: 'png', margin: 2, width: 512, errorCorrectionLevel: 'M' }) };
-  cache.set(key, image);
-  return image;
+export async function drawQr(format: QrFormat, text: string): Promise<QrImage> {
+  return format === 'svg'
+    ? { contentType: QR_CONTENT_TYPES.svg, body: await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }) }
+    : { contentType: QR_CONTENT_TYPES.png, body: await QRCode.toBuffer(text, { type: 'png', margin: 2, width: 512, errorCorrectionLevel: 'M' }) };
 }

@@ -12,10 +12,11 @@ import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
-import { dependencyUnavailable } from '../shared/errors/domain-errors.ts';
+import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
 import { renderPrometheus, type MetricsSnapshot, type RedirectorMetrics } from './metrics.ts';
-import { renderQr } from './qr-codes.ts';
+import { QR_CONTENT_TYPES, type QrImage } from './qr-codes.ts';
+import { QrRefused, type QrRenderer } from './qr-renderer.ts';
 import type { RedirectService } from './redirect-service.ts';
 import { queryHasQr, type RequestFacts } from './request-facts.ts';
 import { nativeUws } from './uws-native.ts';
@@ -23,6 +24,10 @@ import { nativeUws } from './uws-native.ts';
 export interface RedirectorServerOptions {
   service: RedirectService;
   metrics: RedirectorMetrics;
+  /** Draws QR images off the event loop (bounded cache, per-address rate limit). */
+  qr: QrRenderer;
+  /** QR drawings per client address per minute (for the 429 details). */
+  qrRendersPerMinute: number;
   host: string;
   port: number;
   /** Take the client address from X-Forwarded-For. */
@@ -163,28 +168,50 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     };
   }
 
-  /** Writes a decision; a QR decision is rendered first (off this call), then written. */
+  /**
+   * Writes a decision. A QR image that is cached, and every HEAD, is answered at once (HEAD never
+   * draws); otherwise the image is drawn off the event loop, then written.
+   */
   function write(res: uWS.HttpResponse, d: Decision, facts: RequestFacts, aborted: { value: boolean } | null): void {
+    const head = facts.method === 'HEAD';
     if (d.kind === 'answer') {
-      writeAnswer(res, d, facts.method === 'HEAD', draining);
+      writeAnswer(res, d, head, draining);
+      return;
+    }
+    const ready = head ? undefined : o.qr.cached(d.format, d.content);
+    if (head || ready) {
+      writeImage(res, QR_CONTENT_TYPES[d.format], ready, head);
       return;
     }
     const box = aborted ?? watchAbort(res);
     inFlight++;
-    writeQr(res, d, facts.method === 'HEAD', box)
-      .catch((err: unknown) => fail(res, facts.method === 'HEAD', box, err))
+    writeQr(res, d, facts, box)
+      .catch((err: unknown) => fail(res, head, box, err))
       .finally(() => inFlight--);
   }
 
-  async function writeQr(res: uWS.HttpResponse, qr: QrAnswer, head: boolean, aborted: { value: boolean }): Promise<void> {
-    const image = await renderQr(qr.format, qr.content);
-    if (aborted.value) return;
+  function writeImage(res: uWS.HttpResponse, contentType: string, image: QrImage | undefined, head: boolean): void {
     metrics.request('qr');
-    res.cork(() => {
-      res.writeStatus('200 OK').writeHeader('Content-Type', image.contentType).writeHeader('Cache-Control', 'public, max-age=300');
-      if (head) endHead(res, draining);
-      else res.end(image.body, draining);
-    });
+    res.writeStatus('200 OK').writeHeader('Content-Type', contentType).writeHeader('Cache-Control', 'public, max-age=300');
+    if (head || image === undefined) endHead(res, draining);
+    else res.end(image.body, draining);
+  }
+
+  async function writeQr(res: uWS.HttpResponse, qr: QrAnswer, facts: RequestFacts, aborted: { value: boolean }): Promise<void> {
+    let image: QrImage;
+    try {
+      image = await o.qr.render(qr.format, qr.content, facts.ip);
+    } catch (err) {
+      if (!(err instanceof QrRefused)) throw err;
+      metrics.request('qr_refused');
+      if (aborted.value) return;
+      const refusal = err.reason === 'busy' ? dependencyUnavailable(err.retryAfterSeconds) : rateLimited('qr_render', o.qrRendersPerMinute, err.retryAfterSeconds);
+      const status = err.reason === 'busy' ? '503 Service Unavailable' : '429 Too Many Requests';
+      res.cork(() => writeJson(res, status, JSON.stringify(errorEnvelope([refusal.toErrorObject()])), false, draining, Object.entries(refusal.headers)));
+      return;
+    }
+    if (aborted.value) return;
+    res.cork(() => writeImage(res, image.contentType, image, false));
   }
 
   function watchAbort(res: uWS.HttpResponse): { value: boolean } {

@@ -52,6 +52,10 @@ export const redirectorSchema = commonSchema.extend({
   REDIRECT_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Entries of the in-process link cache; 0 disables the LRU tier (bench: warm path). */
   LINK_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
+  /** QR images one client address may have drawn per minute (cached images are free). */
+  QR_RENDERS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  /** Bytes of drawn QR images each redirector process keeps. */
+  QR_CACHE_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
 });
 
 export const ingestSchema = commonSchema.extend({

@@ -69,7 +69,10 @@ export const clickQuotaExhausted = (args: {
 }): AppError =>
   new AppError('QE002', 'Click quota exhausted', { kind: 'click_quota_exhausted', ...args });
 
-export type RateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';
+/** The API's buckets, one per organisation and scope. */
+export type ApiRateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';
+/** …and the redirector's QR drawing bucket, per client address. */
+export type RateLimitScope = ApiRateLimitScope | 'qr_render';
 
 export const rateLimited = (scope: RateLimitScope, limitPerMin: number, retryAfterSeconds: number): AppError =>
   new AppError(

@@ -12,7 +12,7 @@ export interface TestResponse {
 export function send(
   port: number,
   path: string,
-  options: { method?: string; host?: string; headers?: Record<string, string> } = {},
+  options: { method?: string; host?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -37,7 +37,7 @@ export function send(
       },
     );
     req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error(`timeout ${path}`)));
+    req.setTimeout(options.timeoutMs ?? 10_000, () => req.destroy(new Error(`timeout ${path}`)));
     req.end();
   });
 }
