@@ -1,10 +1,11 @@
 // Invariant: fetching a destination's preview is bounded in every dimension: one overall
 // deadline, at most `maxBytes` of body read (by default HEAD_LIMIT, and reading stops as soon as
 // the document's <head> ended), at most `maxRedirects` hops (http/https only), and
-// only to addresses the policy allows, checked on every hop (see address-policy.ts). It never
-// follows anything but HTTP redirects and never runs page content.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// only to addresses the policy allows, checked on every hop (see address-policy.ts), over its own
+// connections without keep-alive. It never follows anything but HTTP redirects and never runs
+// page content.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { setImmediate } from 'node:timers/promises';
 import { guardedLookup, isPublicAddress, RefusedAddressError, type AddressPredicate } from './address-policy.ts';
@@ -47,15 +48,22 @@ interface Hop {
   url: URL;
 }
 
+// Our own agents, without keep-alive: a preview connection never outlives its one request, and
+// never shares a pool with the rest of the process (Node 20's global agent keeps sockets alive).
+const httpAgent = new HttpAgent({ keepAlive: false });
+const httpsAgent = new HttpsAgent({ keepAlive: false });
+
 function open(url: URL, allowed: AddressPredicate, signal: AbortSignal, userAgent: string): Promise<Hop> {
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(literal) !== 0 && !allowed(literal)) return Promise.reject(new RefusedAddressError(url.hostname, literal));
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = url.protocol === 'https:';
+  const request = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       {
         method: 'GET',
+        agent: https ? httpsAgent : httpAgent,
         signal,
         lookup: guardedLookup(allowed) as never,
         headers: { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', 'accept-encoding': 'identity' },
