@@ -36,7 +36,7 @@ export class PreviewFetchError extends Error {
   }
 }
 
-const DEFAULTS = {
+export const FETCH_DEFAULTS = {
   timeoutMs: 5_000,
   maxBytes: HEAD_LIMIT,
   maxRedirects: 5,
@@ -86,7 +86,7 @@ function decoderFor(contentType: string): TextDecoder {
 }
 
 /** The parser never gets more than this at once; other work on the event loop runs in between. */
-const PARSE_SLICE = 8 * 1024;
+export const PARSE_SLICE = 8 * 1024;
 
 /** Writes `text` to the parser a slice at a time, yielding to the event loop between slices; true when it needs no more. */
 async function feed(parser: OpenGraphParser, text: string): Promise<boolean> {
@@ -121,7 +121,7 @@ async function parseBody(response: IncomingMessage, contentType: string, pageUrl
 }
 
 export async function fetchPreview(target: string, options: PreviewFetchOptions = {}): Promise<FetchedPreview> {
-  const o = { ...DEFAULTS, ...options };
+  const o = { ...FETCH_DEFAULTS, ...options };
   const allowed: AddressPredicate = options.addressAllowed ?? (options.allowPrivate ? () => true : isPublicAddress);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new PreviewFetchError(`preview fetch timed out after ${o.timeoutMs} ms`)), o.timeoutMs);
