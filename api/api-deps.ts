@@ -15,8 +15,8 @@ export interface ApiDeps {
   /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
   publicUrl(): string;
   now(): number;
-  /** Background refresh of a destination's preview metadata after a save. */
-  onDestinationSaved?(url: string): void;
+  /** Background refresh of a destination's preview metadata after a save that created a link or changed its url. */
+  onDestinationSaved?(url: string, orgId: string): void;
   /** The analytics read side (browse, sync, export). */
   analytics: AnalyticsReads;
 }

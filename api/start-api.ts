@@ -1,8 +1,10 @@
 // Invariant: starting the API means: wire the Fastify app to the ports the composition root
 // opened (Postgres, the rate limiter, the analytics store, the preview store) and listen; the
-// returned closer stops accepting and drains in-flight requests.
+// returned closer stops accepting and drains in-flight requests. Preview refreshes after saves go
+// through one bounded, fair PreviewFetchQueue per process.
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
 import type { ApiConfig } from '../shared/config/config.ts';
+import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
@@ -12,6 +14,12 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
   const { store } = await backends.analytics();
   const previews = { previews: backends.previewStore, allowPrivate: config.PREVIEW_ALLOW_PRIVATE, onError: (err: unknown, url: string) => log(`preview of ${url}: ${err instanceof Error ? err.message : String(err)}`) };
   let port = config.API_PORT;
+  const previewQueue = new PreviewFetchQueue({
+    concurrency: config.PREVIEW_FETCH_CONCURRENCY,
+    hostFetchesPerMinute: config.PREVIEW_FETCHES_PER_HOST_PER_MIN,
+    run: (url) => refreshDestinationPreview(previews, url),
+    log,
+  });
   const app = buildApi({
     sql: backends.db.sql,
     keyLookup: postgresKeyLookup(backends.db.sql),
@@ -20,11 +28,17 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
     logLevel: config.LOG_LEVEL,
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,
-    onDestinationSaved: (url) => void refreshDestinationPreview(previews, url),
+    onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),
     analytics: storeAnalyticsReads(store),
   });
   await app.listen({ port: config.API_PORT, host: config.API_HOST });
   const address = app.server.address();
   if (typeof address === 'object' && address) port = address.port;
-  return { port, close: () => app.close() };
+  return {
+    port,
+    close: async () => {
+      previewQueue.close();
+      await app.close();
+    },
+  };
 }

@@ -44,6 +44,10 @@ export const apiSchema = commonSchema.extend({
   API_HOST: z.string().default('0.0.0.0'),
   /** Public address of the API, as clients reach it; the OpenAPI document's `servers` entry. Default http://localhost:<API_PORT>. */
   API_PUBLIC_URL: optionalUrl(['http://', 'https://']).transform((v) => v?.replace(/\/+$/, '')),
+  /** Destination previews the API process fetches at once; the rest wait, queued fairly per organisation. */
+  PREVIEW_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Preview fetches one destination host may receive a minute (bursts of up to 4). */
+  PREVIEW_FETCHES_PER_HOST_PER_MIN: z.coerce.number().int().min(1).max(60_000).default(30),
 });
 
 export const redirectorSchema = commonSchema.extend({

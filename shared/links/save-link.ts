@@ -1,7 +1,8 @@
 // Invariant: every create or update of a link, from the API or the admin CLI, goes through
 // saveLink: validate → check references (domain, apps) → check plan features → one transaction
 // (TAKEN/RESERVED, quota, write, and the link's invalidation queued in the outbox). Updates merge:
-// only the members the request carries change; `url` is always required.
+// only the members the request carries change; `url` is always required. Only a create or a
+// changed url asks for the destination's preview.
 import { findAppsForOrg } from '../apps/find-apps-for-org.ts';
 import { findApps, type MobileApp } from '../apps/mobile-app-repository.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
@@ -29,8 +30,11 @@ export interface Actor {
 export interface LinkServiceDeps {
   sql: Sql;
   defaultShortDomain: string;
-  /** Called after a committed save with the destination URL, to refresh its preview in the background. */
-  onDestinationSaved?(url: string): void;
+  /**
+   * Called after a committed save that created the link or changed its url, with that URL and the
+   * organisation, to refresh the destination's preview in the background.
+   */
+  onDestinationSaved?(url: string, orgId: string): void;
   now(): number;
 }
 
@@ -145,7 +149,7 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
   const requested = prepared.req.shortCode ?? null;
   const primary = prepared.domainId === undefined ? await findPrimaryDomain(deps.sql, actor.org.id) : null;
 
-  const { code, created } = await deps.sql.begin(async (tx) => {
+  const { code, created, urlChanged } = await deps.sql.begin(async (tx) => {
     for (let attempt = 0; attempt < 8; attempt++) {
       const code = requested ?? generateShortCode();
       const existing = await lockLinkByCode(tx, code);
@@ -154,7 +158,7 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
         if (existing.orgId !== actor.org.id) throw shortCodeRejected('TAKEN');
         await updateLink(tx, actor, prepared, existing);
         await enqueueInvalidations(tx, [{ kind: 'link', shortCode: code }]);
-        return { code, created: false };
+        return { code, created: false, urlChanged: existing.url !== prepared.req.url };
       }
       if (requested !== null && isReservedShortCode(code)) throw shortCodeRejected('RESERVED');
       if (await insertLink(tx, actor, prepared, code, primary?.id ?? null)) {
@@ -162,7 +166,7 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
         await consumeLinkSlot(tx, actor.org, deps.now());
         // A negative cache entry of this code (an earlier visit) must go too.
         await enqueueInvalidations(tx, [{ kind: 'link', shortCode: code }]);
-        return { code, created: true };
+        return { code, created: true, urlChanged: true };
       }
       if (requested !== null) {
         // A concurrent create won the code between our SELECT and INSERT: answer as if it had been first.
@@ -174,7 +178,8 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
     throw new Error('could not allocate a unique short code');
   });
 
-  deps.onDestinationSaved?.(prepared.req.url);
+  // An update that keeps the url fetches nothing: the destination's preview is already known.
+  if (urlChanged) deps.onDestinationSaved?.(prepared.req.url, actor.org.id);
   const link = await findLinkByCode(deps.sql, code);
   if (!link) throw new AppError('SML001');
   const apps = await findAppsForOrg(deps.sql, actor.org.id, [link]);

@@ -1,7 +1,9 @@
-// Invariant: preview values are read from <meta> tags and <title> of an HTML document without
-// executing or rendering anything. Open Graph values win over Twitter card values, which win
-// over plain HTML ones. Values are entity-decoded, whitespace-collapsed and length-capped; the
+// Invariant: preview values are read from <meta> tags and <title> of an HTML document's head
+// (see head-scanner.ts: at most HEAD_LIMIT characters, linear time, no regex over the document)
+// without executing or rendering anything. Open Graph values win over Twitter card values, which
+// win over plain HTML ones. Values are entity-decoded, whitespace-collapsed and length-capped; the
 // image is an absolute http(s) URL resolved against the page URL, or absent.
+import { HeadScanner } from './head-scanner.ts';
 
 export interface ParsedPreview {
   title: string | null;
@@ -25,10 +27,13 @@ export function decodeEntities(text: string): string {
   });
 }
 
+/** An entity is at most 10 characters long (&#x10FFFF;), so this much raw text covers `max` decoded ones. */
+const RAW_PER_CHAR = 10;
+
 function clean(value: string | undefined, max: number): string | null {
   if (value === undefined) return null;
   // eslint-disable-next-line no-control-regex
-  const v = decodeEntities(value).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const v = decodeEntities(value.slice(0, max * RAW_PER_CHAR)).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
   if (v === '') return null;
   return v.length > max ? `${v.slice(0, max - 1)}…` : v;
 }
@@ -44,19 +49,25 @@ function absoluteHttpUrl(value: string | null, base: string): string | null {
   }
 }
 
-const META = /<meta\b([^>]*)>/gi;
-const ATTR = /([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-const TITLE = /<title\b[^>]*>([\s\S]*?)<\/title>/i;
+/** A parser fed the document in pieces (as it arrives); `write` says when it needs no more. */
+export interface OpenGraphParser {
+  write(chunk: string): boolean;
+  end(): ParsedPreview;
+}
 
-export function parseOpenGraph(html: string, pageUrl: string): ParsedPreview {
+export function createOpenGraphParser(pageUrl: string): OpenGraphParser {
   const found = new Map<string, string>();
-  for (const m of html.matchAll(META)) {
-    const attrs = new Map<string, string>();
-    for (const a of (m[1] ?? '').matchAll(ATTR)) attrs.set((a[1] ?? '').toLowerCase(), a[2] ?? a[3] ?? a[4] ?? '');
-    const key = (attrs.get('property') ?? attrs.get('name') ?? '').toLowerCase();
-    const content = attrs.get('content');
-    if (key !== '' && content !== undefined && !found.has(key)) found.set(key, content);
-  }
+  let titleTag: string | undefined;
+  const scanner = new HeadScanner({
+    meta(attrs) {
+      const key = (attrs.get('property') ?? attrs.get('name') ?? '').toLowerCase();
+      const content = attrs.get('content');
+      if (key !== '' && content !== undefined && !found.has(key)) found.set(key, content);
+    },
+    title(text) {
+      titleTag = text;
+    },
+  });
   const pick = (...keys: string[]): string | undefined => {
     for (const k of keys) {
       const v = found.get(k);
@@ -64,10 +75,21 @@ export function parseOpenGraph(html: string, pageUrl: string): ParsedPreview {
     }
     return undefined;
   };
-  const titleTag = TITLE.exec(html)?.[1];
   return {
-    title: clean(pick('og:title', 'twitter:title') ?? titleTag, MAX_TITLE),
-    description: clean(pick('og:description', 'twitter:description', 'description'), MAX_DESCRIPTION),
-    imageUrl: absoluteHttpUrl(clean(pick('og:image:secure_url', 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), MAX_URL), pageUrl),
+    write: (chunk) => scanner.write(chunk),
+    end: () => {
+      scanner.end();
+      return {
+        title: clean(pick('og:title', 'twitter:title') ?? titleTag, MAX_TITLE),
+        description: clean(pick('og:description', 'twitter:description', 'description'), MAX_DESCRIPTION),
+        imageUrl: absoluteHttpUrl(clean(pick('og:image:secure_url', 'og:image', 'og:image:url', 'twitter:image', 'twitter:image:src'), MAX_URL), pageUrl),
+      };
+    },
   };
+}
+
+export function parseOpenGraph(html: string, pageUrl: string): ParsedPreview {
+  const parser = createOpenGraphParser(pageUrl);
+  parser.write(html);
+  return parser.end();
 }

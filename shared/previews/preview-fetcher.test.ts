@@ -83,6 +83,29 @@ describe('isPublicAddress', () => {
     ['fd00::1', false],
     ['fe80::1', false],
     ['not-an-ip', false],
+    // IPv4-mapped ::ffff:0:0/96, in every spelling, is judged as the IPv4 address it carries.
+    ['::ffff:7f00:1', false],
+    ['::FFFF:7F00:0001', false],
+    ['0:0:0:0:0:ffff:7f00:1', false],
+    ['::ffff:a00:1', false],
+    ['::ffff:c0a8:101', false],
+    ['::ffff:a9fe:a9fe', false],
+    ['::ffff:808:808', true],
+    // NAT64 well-known prefix 64:ff9b::/96: likewise (RFC 6052 reserves it for global IPv4).
+    ['64:ff9b::7f00:1', false],
+    ['64:ff9b::127.0.0.1', false],
+    ['64:ff9b::a00:1', false],
+    ['64:ff9b::a9fe:a9fe', false],
+    ['64:ff9b::808:808', true],
+    // Local-use NAT64, IPv4-translated, IPv4-compatible, 6to4 and Teredo forms are refused outright.
+    ['64:ff9b:1::7f00:1', false],
+    ['64:ff9b:1:7f00:1::', false],
+    ['64:ff9b:1::808:808', false],
+    ['::ffff:0:7f00:1', false],
+    ['::7f00:1', false],
+    ['2002:7f00:1::', false],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
+    ['fe80::1%eth0', false],
   ])('%s → %s', (ip, ok) => expect(isPublicAddress(ip)).toBe(ok));
 });
 
@@ -100,6 +123,36 @@ describe('fetchPreview', () => {
     await expect(fetchPreview(`${base}/ok`)).rejects.toThrow(/non-public address 127\.0\.0\.1/);
     await expect(fetchPreview(`http://localhost:${port}/ok`)).rejects.toThrow(/non-public address/);
     await expect(fetchPreview(`http://[::1]:${port}/ok`)).rejects.toThrow(/non-public address/);
+  });
+
+  it('refuses loopback written as IPv4-mapped or NAT64 IPv6, before connecting', async () => {
+    let requests = 0;
+    routes.set('/counted', (_q, r) => {
+      requests++;
+      r.writeHead(200, { 'content-type': 'text/html' }).end('<title>reached</title>');
+    });
+    for (const literal of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[64:ff9b::7f00:1]', '[64:ff9b::127.0.0.1]', '[64:ff9b:1::7f00:1]']) {
+      await expect(fetchPreview(`http://${literal}:${port}/counted`)).rejects.toThrow(/non-public address/);
+    }
+    expect(requests).toBe(0);
+  });
+
+  it('uses its own connections without keep-alive', async () => {
+    const seen: (string | undefined)[] = [];
+    let sockets = 0;
+    const onConnection = (): void => void sockets++;
+    server.on('connection', onConnection);
+    routes.set('/conn', (q, r) => {
+      seen.push(q.headers.connection);
+      r.writeHead(200, { 'content-type': 'text/html' }).end('<title>c</title>');
+    });
+    try {
+      for (let k = 0; k < 3; k++) expect((await fetchPreview(`${base}/conn`, { allowPrivate: true })).title).toBe('c');
+    } finally {
+      server.off('connection', onConnection);
+    }
+    expect(seen).toEqual(['close', 'close', 'close']);
+    expect(sockets).toBe(3);
   });
 
   it('checks the address again after a redirect', async () => {
