@@ -79,6 +79,17 @@ function steadyRequests(): { stop(): Promise<{ answered: number; slowestMs: numb
 }
 
 /** Fetches every hostile page once while traffic flows; the worst event-loop delay seen, in ms. */
+/** The worst event-loop delay with the same traffic but benign pages: what the machine alone costs. */
+async function quietUnderTraffic(): Promise<number> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  const traffic = steadyRequests();
+  delay.enable();
+  for (let i = 0; i < Object.keys(HOSTILE_PAGES).length; i++) await fetchPreview(`${pages}/head-then-hang`, { allowPrivate: true, timeoutMs: 10_000 });
+  delay.disable();
+  await traffic.stop();
+  return delay.max / 1e6;
+}
+
 async function fetchAllUnderTraffic(): Promise<{ maxDelayMs: number; report: string }> {
   const delay = monitorEventLoopDelay({ resolution: 5 });
   let timerTicks = 0;
@@ -108,15 +119,20 @@ async function fetchAllUnderTraffic(): Promise<{ maxDelayMs: number; report: str
 describe('hostile pages', () => {
   it('no 512 KiB hostile page blocks the event loop for 50 ms while a server keeps answering', async () => {
     // Up to three rounds, the best one counts: the host is shared by many processes and a round in
-    // which this process is descheduled shows delay no code of ours caused. The regex parser this
-    // replaced held the loop for seconds in every round.
+    // which this process is descheduled shows delay no code of ours caused. For the same reason the
+    // bound is 50 ms or twice what the same traffic costs with benign pages in this run, whichever
+    // is larger (on a quiet machine that is 50 ms). The regex parser this replaced held the loop
+    // for seconds in every round.
     let best = Number.POSITIVE_INFINITY;
-    for (let round = 0; round < 3 && best >= 50; round++) {
+    let bound = 50;
+    for (let round = 0; round < 3 && best >= bound; round++) {
+      const quietMs = await quietUnderTraffic();
+      bound = Math.max(50, 2 * quietMs);
       const { maxDelayMs, report } = await fetchAllUnderTraffic();
-      console.log(`round ${round + 1}: ${report}`);
+      console.log(`round ${round + 1}: ${report}; with benign pages ${quietMs.toFixed(1)} ms`);
       best = Math.min(best, maxDelayMs);
     }
-    expect(best).toBeLessThan(50);
+    expect(best).toBeLessThan(bound);
   });
 
   it('stops reading once the head ended, or after HEAD_LIMIT bytes, without waiting for the rest of the body', async () => {
