@@ -8,7 +8,12 @@ export interface QrImage {
   body: string | Buffer;
 }
 
-const cache = new LRUCache<string, QrImage>({ max: 2_000 });
+/** Bounded by entries and by bytes (the key's text and the image). */
+const cache = new LRUCache<string, QrImage>({
+  max: 2_000,
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (image, key) => 2 * key.length + (typeof image.body === 'string' ? 2 * image.body.length : image.body.length),
+});
 
 export async function renderQr(format: 'svg' | 'png', text: string): Promise<QrImage> {
   const key = `${format}\n${text}`;

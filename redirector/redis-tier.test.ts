@@ -121,6 +121,8 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     const cache = new TieredCache<{ v: string }>({
       kind: 'link',
       lruEntries: 10,
+      lruMaxBytes: 1024 * 1024,
+      sizeOf: (v) => 2 * v.v.length,
       lruTtlMs: 60_000,
       negativeLruTtlMs: 1_000,
       redis: new RedisCacheTier(redis, prefix, 'inflight'),

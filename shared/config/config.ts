@@ -17,6 +17,9 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** The in-process link cache's default byte budget (64 MiB). */
+export const DEFAULT_LINK_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Fields every process shares. */
 export const commonSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
@@ -52,6 +55,8 @@ export const redirectorSchema = commonSchema.extend({
   REDIRECT_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Entries of the in-process link cache; 0 disables the LRU tier (bench: warm path). */
   LINK_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
+  /** Byte budget of the in-process link cache (the LRU holds at most this many bytes of links). */
+  LINK_CACHE_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).max(16 * 1024 * 1024 * 1024).default(DEFAULT_LINK_CACHE_MAX_BYTES),
 });
 
 export const ingestSchema = commonSchema.extend({
