@@ -51,7 +51,7 @@ beforeAll(async () => {
       REDIRECT_HOST: '127.0.0.1',
       REDIRECT_PORT: 0,
       LINK_CACHE_ENTRIES: 10_000,
-      TRUST_PROXY: false,
+      TRUST_PROXY: { kind: 'hops', hops: 0 },
       DEFAULT_SHORT_DOMAIN: DEFAULT_HOST,
     },
   });
@@ -518,7 +518,7 @@ describe('custom-domain directory', () => {
       clickCounter: new MemoryClickCounterStore(),
       usageStore: new PostgresUsageStore(db.sql),
       hitSink: new MemoryHitSink(),
-      config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: false, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
+      config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
     });
     relay = new OutboxRelay({ sql: db.sql, bus, pollIntervalMs: 200 });
     await relay.start();
@@ -553,5 +553,51 @@ describe('custom-domain directory', () => {
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect((await send(counted.port, `/${b.shortCode}`, { host: `${host.toUpperCase()}:443` })).status).toBe(302);
     expect(domainQueries).toBe(1); // that host re-read after its invalidation, nothing else
+  });
+});
+
+describe('trusted proxies', () => {
+  const proxied: { server: RedirectorServer; sink: MemoryHitSink; label: string }[] = [];
+
+  beforeAll(async () => {
+    for (const [label, trust] of [
+      ['TRUST_PROXY=1', { kind: 'hops', hops: 1 }],
+      ['TRUST_PROXY=127.0.0.0/8', { kind: 'cidrs', cidrs: ['127.0.0.0/8'] }],
+    ] as const) {
+      const hits = new MemoryHitSink();
+      const s = await createRedirectorServer({
+        sql: db.sql,
+        bus,
+        cacheTier: null,
+        clickCounter: new MemoryClickCounterStore(),
+        usageStore: new PostgresUsageStore(db.sql),
+        hitSink: hits,
+        config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: trust, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
+      });
+      proxied.push({ server: s, sink: hits, label });
+    }
+  });
+
+  afterAll(async () => {
+    for (const p of proxied) await p.server.close();
+  });
+
+  it('the recorded client is the rightmost untrusted X-Forwarded-For entry, never a spoofed leftmost one', async () => {
+    const org = await seedOrg(db.sql, 'ENTERPRISE');
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    for (const { server: s, sink: hits, label } of proxied) {
+      // The client wrote "X-Forwarded-For: 6.6.6.6"; the proxy on 127.0.0.1 appended the address it saw.
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.7' } })).status).toBe(302);
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': '203.0.113.4' } })).status).toBe(302);
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST })).status).toBe(302);
+      expect(hits.hits.map((h) => h.ip), label).toEqual(['198.51.100.7', '203.0.113.4', '127.0.0.1']);
+      // X-Forwarded-For is a header it reads: bounded like the others.
+      const long = Array.from({ length: 1_000 }, (_, i) => `10.0.${i % 250}.1`).join(', ');
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': long } })).status, label).toBe(431);
+      expect(hits.hits).toHaveLength(3);
+    }
+    // Without TRUST_PROXY the peer is the client whatever X-Forwarded-For says.
+    await get(`/${shortCode}`, { headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.7' } });
+    expect(sink.hits.map((h) => h.ip)).toEqual(['127.0.0.1']);
   });
 });

@@ -10,6 +10,7 @@
 // and force-closes what is left at the deadline.
 import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
+import { clientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
 import { dependencyUnavailable } from '../shared/errors/domain-errors.ts';
@@ -25,8 +26,8 @@ export interface RedirectorServerOptions {
   metrics: RedirectorMetrics;
   host: string;
   port: number;
-  /** Take the client address from X-Forwarded-For. */
-  trustProxy: boolean;
+  /** Trusted proxies: the client address is the nearest X-Forwarded-For entry that is not one. */
+  trustProxy: TrustProxy;
   /** Cluster: gathers every worker's snapshot for /metrics; default: this process only. */
   gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
   onError: (err: unknown) => void;
@@ -146,6 +147,7 @@ const UNAVAILABLE_HEADERS: readonly [string, string][] = Object.entries(dependen
 export async function serveRedirects(o: RedirectorServerOptions): Promise<ListeningServer> {
   const uws = nativeUws();
   const { service, metrics } = o;
+  const clientAddress = clientAddressChooser(o.trustProxy);
   /** Set by drain(): every answer from then on closes its connection. */
   let draining = false;
   /** Requests answered asynchronously and not answered yet. */
@@ -165,7 +167,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     const referrer = req.getHeader(H.referer);
     const secFetchDest = req.getHeader(H.secFetchDest);
     const secFetchMode = req.getHeader(H.secFetchMode);
-    const xff = o.trustProxy ? req.getHeader(H.xForwardedFor) : '';
+    const xff = clientAddress.readsForwardedFor ? req.getHeader(H.xForwardedFor) : '';
     if (
       host.length > MAX_HEADER_LENGTH ||
       accept.length > MAX_HEADER_LENGTH ||
@@ -177,9 +179,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     ) {
       return null;
     }
-    let ip: string | null = null;
-    if (xff !== '') ip = (xff.split(',')[0] ?? '').trim() || null;
-    ip ??= remoteAddress(res);
+    const ip = clientAddress.choose(remoteAddress(res), xff);
     return {
       method,
       host: normalizeHost(host),

@@ -29,7 +29,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     REDIRECT_HOST: '127.0.0.1',
     REDIRECT_PORT: 0,
     LINK_CACHE_ENTRIES: entries,
-    TRUST_PROXY: false,
+    TRUST_PROXY: { kind: 'hops', hops: 0 } as const,
     DEFAULT_SHORT_DOMAIN: 'sho.rt',
   });
 

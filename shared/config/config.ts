@@ -2,6 +2,7 @@
 // before anything starts. A wrong value stops the process with every problem listed, never the
 // first one only. Nothing else in the code base reads process.env.
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from '../net/trusted-proxies.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const optionalUrl = (protocols: readonly string[]) =>
@@ -30,7 +31,16 @@ export const commonSchema = z.object({
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   CLICKHOUSE_URL: optionalUrl(['http://', 'https://']),
-  TRUST_PROXY: bool.default(false),
+  /** Trusted proxies in front of the redirector and the API: a hop count (true = 1) or CIDRs; see README. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, ctx): TrustProxy => {
+      const parsed = parseTrustProxy(v);
+      if (!('error' in parsed)) return parsed;
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every Redis key and channel, so that several deployments (or test runs) share a server. */
   REDIS_PREFIX: z.string().default('shortlink:'),
