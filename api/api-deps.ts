@@ -4,6 +4,7 @@ import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.t
 import type { Sql } from '../shared/db/database.ts';
 import type { KeyLookup } from '../shared/keys/key-authenticator.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
+import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 
 export interface ApiDeps {
   sql: Sql;
@@ -11,6 +12,8 @@ export interface ApiDeps {
   keyLookup: KeyLookup;
   rateLimiter: RateLimiter;
   defaultShortDomain: string;
+  /** Trusted proxies (TRUST_PROXY) for request.ip; default: none. */
+  trustProxy?: TrustProxy;
   logLevel: string;
   /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
   publicUrl(): string;

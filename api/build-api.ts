@@ -5,6 +5,7 @@
 // within HEADERS_TIMEOUT_MS, or its whole request within REQUEST_TIMEOUT_MS, is disconnected.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
+import { fastifyTrustProxy, NO_PROXY } from '../shared/net/trusted-proxies.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { installAuthorization } from './authorize.ts';
 import { installErrorHandling } from './error-handler.ts';
@@ -36,6 +37,8 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: IDLE_SOCKET_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // The same TRUST_PROXY the redirector uses: request.ip is the nearest untrusted address.
+    trustProxy: fastifyTrustProxy(deps.trustProxy ?? NO_PROXY),
   });
   installErrorHandling(app);
   const keys = new KeyAuthenticator(deps.keyLookup, deps.now);

@@ -25,6 +25,7 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
     keyLookup: postgresKeyLookup(backends.db.sql),
     rateLimiter: backends.rateLimiter,
     defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
+    trustProxy: config.TRUST_PROXY,
     logLevel: config.LOG_LEVEL,
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,

@@ -1,7 +1,8 @@
 // Invariant: a request "prefers HTML" when its Accept header names text/html (or
 // application/xhtml+xml) explicitly with a quality above zero and at least that of JSON; it "asks
 // JSON" when it names application/json (or a +json type) explicitly with a higher quality than
-// HTML. A bare */* or a missing header is neither. Results are memoised per distinct header value.
+// HTML. A bare */* or a missing header is neither. Results are memoised per distinct header value
+// of at most 256 characters (so the memo holds at most MEMO_LIMIT × 512 bytes of keys).
 
 export interface AcceptVerdict {
   prefersHtml: boolean;
@@ -10,6 +11,7 @@ export interface AcceptVerdict {
 
 const NEITHER: AcceptVerdict = Object.freeze({ prefersHtml: false, asksJson: false });
 const MEMO_LIMIT = 1_000;
+const MEMO_MAX_KEY_LENGTH = 256;
 const memo = new Map<string, AcceptVerdict>();
 
 function parseAccept(header: string): AcceptVerdict {
@@ -37,6 +39,7 @@ function parseAccept(header: string): AcceptVerdict {
 
 export function negotiate(accept: string): AcceptVerdict {
   if (accept === '' || accept === '*/*') return NEITHER;
+  if (accept.length > MEMO_MAX_KEY_LENGTH) return parseAccept(accept);
   let verdict = memo.get(accept);
   if (verdict === undefined) {
     verdict = parseAccept(accept);

@@ -1,7 +1,8 @@
 // Invariant: a User-Agent is a link-preview crawler exactly when it contains one of the tokens
 // below (case-insensitive). The list names unfurlers of messengers and social networks only, by tokens
 // their in-app browsers do not send: search-engine crawlers and in-app browsers keep getting the
-// real redirect. Answers are memoised per distinct User-Agent (bounded).
+// real redirect. Answers are memoised per distinct User-Agent of at most 512 characters (the
+// redirector cuts longer ones), so the memo holds at most MEMO_LIMIT × 1 KiB of keys.
 
 /** Substrings of the User-Agents of known link-preview fetchers. */
 export const PREVIEW_CRAWLER_TOKENS: readonly string[] = [
@@ -34,10 +35,12 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
 const CRAWLER = new RegExp(PREVIEW_CRAWLER_TOKENS.map(escapeRegExp).join('|'), 'i');
 
 const MEMO_LIMIT = 10_000;
+const MEMO_MAX_KEY_LENGTH = 512;
 const memo = new Map<string, boolean>();
 
 export function isPreviewCrawler(userAgent: string): boolean {
   if (userAgent === '') return false;
+  if (userAgent.length > MEMO_MAX_KEY_LENGTH) return CRAWLER.test(userAgent);
   let crawler = memo.get(userAgent);
   if (crawler === undefined) {
     crawler = CRAWLER.test(userAgent);

@@ -31,7 +31,7 @@ beforeAll(async () => {
     clickCounter: new MemoryClickCounterStore(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: new MemoryHitSink(),
-    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 10_000, TRUST_PROXY: false, DEFAULT_SHORT_DOMAIN: 'sho.rt', QR_RENDERS_PER_MINUTE: RENDERS_PER_MINUTE },
+    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 10_000, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: 'sho.rt', QR_RENDERS_PER_MINUTE: RENDERS_PER_MINUTE },
   });
   port = server.port;
   org = await seedOrg(db.sql, 'BUSINESS');

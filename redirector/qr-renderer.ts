@@ -49,7 +49,8 @@ export class QrRenderer {
     this.#o = { maxQueued: DEFAULT_MAX_QUEUED, ...options };
     this.#cache = new LRUCache<string, QrImage>({
       maxSize: Math.max(1, options.cacheMaxBytes),
-      sizeCalculation: (image, key) => Math.max(1, image.body.length + key.length),
+      // Strings count two bytes a character (V8's worst case), buffers their length.
+      sizeCalculation: (image, key) => 2 * key.length + (typeof image.body === 'string' ? 2 * image.body.length : image.body.length),
     });
   }
 

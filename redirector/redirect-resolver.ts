@@ -1,21 +1,23 @@
-// Invariant: the redirector reads links, organisations, apps and custom domains only through
-// these four tiered caches (LRU → Redis → Postgres), and resolve() is the one place that turns a
-// route and a Host into the decision's entities (the link's organisation always comes with a link
-// the host serves, so its suspension is known to the decision), with one host rule: a registered custom domain
-// serves only its organisation's links, any other host every link. It answers synchronously,
-// with no I/O, when every entity it needs is a fresh LRU hit, and otherwise loads what is
-// missing (entities that do not depend on each other in parallel) and resolves again: the steps
-// are written once. Every invalidation evicts exactly the key it names (Redis entry first, then
-// the LRU) within the bus's delivery time. Without Redis (embedded mode) there is no Redis tier;
-// with LINK_CACHE_ENTRIES=0 only the link LRU is off. Misses of one event-loop turn share one
-// Postgres query per kind.
+// Invariant: the redirector reads links, organisations and apps only through these three tiered
+// caches (LRU → Redis → Postgres, each bounded by entries and bytes) and custom domains only from
+// the in-memory DomainDirectory (every active domain, so an unknown Host costs no query), and
+// resolve() is the one place that turns a route and a Host into the decision's entities (the
+// link's organisation always comes with a link the host serves, so its suspension is known to the
+// decision), with one host rule: a registered custom domain serves only its organisation's links,
+// any other host every link. It answers synchronously, with no I/O, when every entity it needs is
+// a fresh LRU hit, and otherwise loads what is missing (entities that do not depend on each other
+// in parallel) and resolves again: the steps are written once. Every invalidation evicts exactly
+// the key it names (Redis entry first, then the LRU; a domain's host is re-read) within the bus's
+// delivery time. Without Redis (embedded mode) there is no Redis tier; with LINK_CACHE_ENTRIES=0
+// only the link LRU is off. Misses of one event-loop turn share one Postgres query per kind.
 import { findAppsByMobileAppIds, type MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import { BatchLoader } from '../shared/cache/batch-loader.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
 import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
 import type { Sql } from '../shared/db/database.ts';
-import { findActiveDomainsByHosts, type Domain } from '../shared/domains/domain-repository.ts';
+import { DomainDirectory } from '../shared/domains/domain-directory.ts';
+import { findActiveDomainByHost, listActiveDomains, type Domain } from '../shared/domains/domain-repository.ts';
 import { buildLink, linkSize, type Link } from '../shared/links/link.ts';
 import { findLinksByCodes } from '../shared/links/link-repository.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
@@ -28,8 +30,12 @@ export interface RedirectResolverOptions {
   /** The shared Redis tier; null in embedded mode. */
   cacheTier: SharedCacheTier | null;
   linkCacheEntries: number;
-  /** The default short domain, normalised: it serves every link. */
+  /** Byte budget of the in-process link cache (LINK_CACHE_MAX_BYTES). */
+  linkCacheMaxBytes: number;
+  /** The default short domain, normalised (no port): it serves every link. */
   defaultHost: string;
+  /** The default short domain as configured (with its port, if any): the host of printed links. */
+  defaultShortDomain: string;
   hits: (kind: EntityKind) => Record<CacheTier, number>;
   onError: (err: unknown) => void;
 }
@@ -42,13 +48,20 @@ const TTL = {
   negativeRedis: 30 * SECOND,
 };
 const SMALL_CACHE_ENTRIES = 50_000;
-const LINK_CACHE_BYTES = 256 * 1024 * 1024;
+/** Byte budget of each of the organisation and app LRUs. */
+const SMALL_CACHE_BYTES = 16 * 1024 * 1024;
+/** The custom-domain directory is re-read in full this often, in case an invalidation was lost. */
+const DOMAIN_REFRESH_MS = 60 * SECOND;
+/** Approximate in-memory size of a cached organisation or app: its JSON text, two bytes a character. */
+const jsonSize = (v: object): number => 2 * JSON.stringify(v).length;
 const EMPTY_APPS: ReadonlyMap<string, MobileApp | null> = new Map();
 
 /** JSON read back from the Redis tier, which only this code writes. */
 const asIs = <T>(json: unknown): T => json as T;
 
 type Entity = Link | Organization | MobileApp | Domain;
+/** The kinds read through a TieredCache; custom domains are read from the DomainDirectory. */
+type CachedKind = Exclude<EntityKind, 'domain'>;
 interface Miss {
   kind: EntityKind;
   id: string;
@@ -58,8 +71,10 @@ type Loaded = Map<string, Entity | null>;
 const MISSING = Symbol('missing');
 
 export class RedirectResolver {
-  readonly #caches: { readonly [K in EntityKind]: TieredCache<Entity> };
+  readonly #caches: { readonly [K in CachedKind]: TieredCache<Entity> };
+  readonly #domains: DomainDirectory;
   readonly #defaultHost: string;
+  readonly #defaultShortDomain: string;
   readonly #onError: (err: unknown) => void;
   /** Misses of the attempt in progress (attempts are synchronous, so one scratch list serves). */
   #misses: Miss[] = [];
@@ -67,6 +82,7 @@ export class RedirectResolver {
 
   constructor(o: RedirectResolverOptions) {
     this.#defaultHost = o.defaultHost;
+    this.#defaultShortDomain = o.defaultShortDomain;
     this.#onError = o.onError;
     const common = {
       redis: o.cacheTier,
@@ -79,15 +95,19 @@ export class RedirectResolver {
     const links = new BatchLoader((codes) => findLinksByCodes(o.sql, codes));
     const orgs = new BatchLoader((ids) => findOrganizationsByIds(o.sql, ids));
     const apps = new BatchLoader((ids) => findAppsByMobileAppIds(o.sql, ids));
-    const domains = new BatchLoader((hosts) => findActiveDomainsByHosts(o.sql, hosts));
-    const small = { ...common, lruEntries: SMALL_CACHE_ENTRIES, revive: asIs<Entity> };
+    this.#domains = new DomainDirectory({
+      source: { all: () => listActiveDomains(o.sql), one: (host) => findActiveDomainByHost(o.sql, host) },
+      refreshIntervalMs: DOMAIN_REFRESH_MS,
+      onError: o.onError,
+    });
+    const small = { ...common, lruEntries: SMALL_CACHE_ENTRIES, lruMaxBytes: SMALL_CACHE_BYTES, sizeOf: jsonSize, revive: asIs<Entity> };
     this.#caches = {
       link: new TieredCache<Entity>({
         ...common,
         kind: 'link',
         hits: o.hits('link'),
         lruEntries: o.linkCacheEntries,
-        lruMaxBytes: LINK_CACHE_BYTES,
+        lruMaxBytes: o.linkCacheMaxBytes,
         sizeOf: (v) => linkSize(v as Link),
         load: (code) => links.load(code),
         // Rebuilt field by field, so cached links share one shape whichever tier they came from.
@@ -95,7 +115,6 @@ export class RedirectResolver {
       }),
       org: new TieredCache<Entity>({ ...small, kind: 'org', hits: o.hits('org'), load: (id) => orgs.load(id) }),
       app: new TieredCache<Entity>({ ...small, kind: 'app', hits: o.hits('app'), load: (id) => apps.load(id) }),
-      domain: new TieredCache<Entity>({ ...small, kind: 'domain', hits: o.hits('domain'), load: (host) => domains.load(host) }),
     };
   }
 
@@ -112,12 +131,18 @@ export class RedirectResolver {
     const loaded: Loaded = new Map();
     let misses = firstMisses;
     for (;;) {
-      const values = await Promise.all(misses.map((m) => this.#caches[m.kind].get(m.id)));
+      const values = await Promise.all(misses.map((m) => (m.kind === 'domain' ? this.#loadDomain(m.id) : this.#caches[m.kind].get(m.id))));
       misses.forEach((m, i) => loaded.set(`${m.kind} ${m.id}`, values[i] ?? null));
       const input = this.#attempt(route, host, loaded);
       if (input !== MISSING) return input;
       misses = this.#misses.splice(0);
     }
+  }
+
+  /** A custom domain once the directory is loaded (only before its first successful read). */
+  async #loadDomain(host: string): Promise<Domain | null> {
+    await this.#domains.whenLoaded();
+    return this.#domains.peek(host) ?? null;
   }
 
   /** The input of a path that names no link at all (answered like an unknown code). */
@@ -126,7 +151,7 @@ export class RedirectResolver {
   }
 
   #input(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
-    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: this.#defaultHost };
+    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: this.#defaultShortDomain };
   }
 
   /** One pass over the resolution steps; MISSING when an entity is neither loaded nor in the LRU. */
@@ -167,11 +192,15 @@ export class RedirectResolver {
   /** The entity if known now (null: known absent), else undefined, noting the miss. */
   #look<T extends Entity>(kind: EntityKind, id: string, loaded: Loaded | null): T | null | undefined {
     const key = loaded === null ? '' : `${kind} ${id}`;
-    const v = loaded !== null && loaded.has(key) ? loaded.get(key) : this.#caches[kind].peek(id);
+    const v = loaded !== null && loaded.has(key) ? loaded.get(key) : kind === 'domain' ? this.#domains.peek(id) : this.#caches[kind].peek(id);
     if (v === undefined) this.#misses.push({ kind, id });
     return v as T | null | undefined;
   }
 
+  /**
+   * Hears invalidations, then reads the custom-domain directory (a failed first read is logged and
+   * retried; custom hosts wait for it meanwhile).
+   */
   async subscribe(bus: InvalidationBus): Promise<void> {
     this.#unsubscribe = await bus.subscribe(
       (message) => {
@@ -179,11 +208,13 @@ export class RedirectResolver {
       },
       () => this.clearLocal(),
     );
+    await this.#domains.start().catch(this.#onError);
   }
 
   async unsubscribe(): Promise<void> {
     const u = this.#unsubscribe;
     this.#unsubscribe = null;
+    this.#domains.stop();
     if (u) await u();
   }
 
@@ -196,12 +227,13 @@ export class RedirectResolver {
       case 'app':
         return this.#caches.app.invalidate(message.mobileAppId);
       case 'domain':
-        return this.#caches.domain.invalidate(message.host);
+        return this.#domains.reload(message.host);
     }
   }
 
   /** Drops every in-process entry (e.g. after the bus reconnected and messages may have been lost). */
   clearLocal(): void {
     for (const cache of Object.values(this.#caches)) cache.clearLocal();
+    this.#domains.reloadAll().catch(() => undefined);
   }
 }

@@ -15,6 +15,9 @@ import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-s
 import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { send, until } from '../test/support/http-request.ts';
 import { seedApp, seedDomain, seedLink, seedOrg } from '../test/support/seed.ts';
+import { OutboxRelay } from '../shared/bus/outbox-relay.ts';
+import { addDomain } from '../shared/domains/domain-repository.ts';
+import { getOrganization } from '../shared/orgs/org-repository.ts';
 
 const DEFAULT_HOST = 'sho.rt';
 const BROWSER = {
@@ -48,7 +51,7 @@ beforeAll(async () => {
       REDIRECT_HOST: '127.0.0.1',
       REDIRECT_PORT: 0,
       LINK_CACHE_ENTRIES: 10_000,
-      TRUST_PROXY: false,
+      TRUST_PROXY: { kind: 'hops', hops: 0 },
       DEFAULT_SHORT_DOMAIN: DEFAULT_HOST,
     },
   });
@@ -195,8 +198,10 @@ describe('host rules', () => {
     const orgB = await seedOrg(db.sql);
     const host = `links-${orgA.slice(0, 8)}.test`;
     const domainId = await seedDomain(db.sql, orgA, host);
+    await bus.publish({ kind: 'domain', host });
     const a = await seedLink(db.sql, { orgId: orgA, domainId, url: 'https://a.example/' });
     const b = await seedLink(db.sql, { orgId: orgB, url: 'https://b.example/' });
+    await until(async () => (await get(`/${b.shortCode}`, { host })).status === 404, 1_000);
 
     expect((await get(`/${a.shortCode}`, { host })).headers.location).toBe('https://a.example/');
     expect((await get(`/${b.shortCode}`, { host })).status).toBe(404);
@@ -397,7 +402,10 @@ describe('QR codes', () => {
     const org = await seedOrg(db.sql);
     const host = `qr-${org.slice(0, 8)}.test`;
     const domainId = await seedDomain(db.sql, org, host);
+    await bus.publish({ kind: 'domain', host });
     const { shortCode } = await seedLink(db.sql, { orgId: org, domainId });
+    const custom = await QRCode.toString(`https://${host}/${shortCode}?qr=1`, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+    await until(async () => (await get(`/${shortCode}/qr.svg`)).text === custom, 1_000);
     const svg = await get(`/${shortCode}/qr.svg`);
     expect(svg.status).toBe(200);
     expect(svg.headers['content-type']).toBe('image/svg+xml');
@@ -413,5 +421,184 @@ describe('QR codes', () => {
     const expected = await QRCode.toString(`https://${DEFAULT_HOST}/${shortCode}?qr=1`, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
     await until(async () => (await get(`/${shortCode}/qr.svg`)).text === expected, 1_000);
     expect((await get('/unknownqr1/qr.svg')).status).toBe(404);
+  });
+});
+
+describe('header bounds', () => {
+  const TOO_LARGE = { errors: [{ code: 'VE001', message: 'Request header fields too large' }] };
+
+  it('a header the redirector reads over 8 KiB is answered 431 with the JSON envelope, and nothing is recorded', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    const big = 'x'.repeat(8 * 1024 + 1);
+    for (const [name, headers, host] of [
+      ['user-agent', { 'user-agent': big }, DEFAULT_HOST],
+      ['referer', { referer: `https://r.example/${big}` }, DEFAULT_HOST],
+      ['accept', { accept: `text/html,${big}` }, DEFAULT_HOST],
+      ['sec-fetch-dest', { 'sec-fetch-dest': big }, DEFAULT_HOST],
+      ['host', {}, `${big}.test`],
+    ] as const) {
+      for (const path of [`/${shortCode}`, `/${shortCode}/qr.svg`, '/not/a/code']) {
+        const res = await get(path, { host, headers });
+        expect(res.status, `${name} ${path}`).toBe(431);
+        expect(res.headers['content-type']).toBe('application/json');
+        expect(JSON.parse(res.text)).toEqual(TOO_LARGE);
+      }
+    }
+    const head = await get(`/${shortCode}`, { method: 'HEAD', headers: { 'user-agent': big } });
+    expect(head.status).toBe(431);
+    expect(sink.hits).toHaveLength(0);
+    // 8 KiB exactly is still read.
+    expect((await get(`/${shortCode}`, { headers: { 'user-agent': big.slice(1) } })).status).toBe(302);
+  });
+
+  it('User-Agent is cut to 512 characters and Referer to 2,048 before they are recorded', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    const ua = `Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) ${'u'.repeat(7_000)}`;
+    const referer = `https://ref.example/${'r'.repeat(5_000)}`;
+    const res = await get(`/${shortCode}`, { headers: { ...BROWSER, 'user-agent': ua, referer } });
+    expect(res.status).toBe(302);
+    expect(sink.hits).toHaveLength(1);
+    expect(sink.hits[0]!.userAgent).toBe(ua.slice(0, 512));
+    expect(sink.hits[0]!.referrer).toBe(referer.slice(0, 2_048));
+  });
+
+  it('an invalid or over-long Host reads as no host: served like the default host', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org, url: 'https://nohost.example/' });
+    const longLabels = `${'a'.repeat(63)}.`.repeat(4) + 'test'; // 260 characters of valid labels
+    for (const host of ['bad_host.test', longLabels, 'go.b.test:notaport', '[::1']) {
+      const res = await get(`/${shortCode}`, { host });
+      expect(res.status, host).toBe(302);
+      expect(res.headers.location).toBe('https://nohost.example/');
+    }
+  });
+});
+
+describe('custom-domain isolation', () => {
+  it('Host is normalised once: Go.B.test:443, go.b.test. and GO.B.TEST all mean the custom domain (only its links)', async () => {
+    const orgA = await seedOrg(db.sql);
+    const orgB = await seedOrg(db.sql);
+    const host = `go.b-${orgB.slice(0, 8)}.test`;
+    await seedDomain(db.sql, orgB, host);
+    await bus.publish({ kind: 'domain', host });
+    const a = await seedLink(db.sql, { orgId: orgA, url: 'https://a.example/' });
+    const b = await seedLink(db.sql, { orgId: orgB, url: 'https://b.example/' });
+    await until(async () => (await get(`/${a.shortCode}`, { host })).status === 404, 1_000);
+    const variants = [`${host.replace('go.b', 'Go.B')}:443`, `${host}.`, host.toUpperCase(), `${host}:8080`, ` ${host} `];
+    for (const v of variants) {
+      expect((await get(`/${a.shortCode}`, { host: v })).status, v).toBe(404);
+      expect((await get(`/${a.shortCode}/qr.svg`, { host: v })).status, v).toBe(404);
+      const res = await get(`/${b.shortCode}`, { host: v });
+      expect(res.status, v).toBe(302);
+      expect(res.headers.location).toBe('https://b.example/');
+    }
+  });
+});
+
+describe('custom-domain directory', () => {
+  let counted: RedirectorServer;
+  let relay: OutboxRelay;
+  let domainQueries = 0;
+
+  beforeAll(async () => {
+    // Every query the redirector sends through this handle is seen here: those naming the domains table are counted.
+    const countingSql = new Proxy(db.sql, {
+      apply(target, thisArg, args: unknown[]) {
+        const first = args[0];
+        if (Array.isArray(first) && first.join('?').includes(' domains ')) domainQueries++;
+        return Reflect.apply(target, thisArg, args);
+      },
+    });
+    counted = await createRedirectorServer({
+      sql: countingSql,
+      bus,
+      cacheTier: null,
+      clickCounter: new MemoryClickCounterStore(),
+      usageStore: new PostgresUsageStore(db.sql),
+      hitSink: new MemoryHitSink(),
+      config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
+    });
+    relay = new OutboxRelay({ sql: db.sql, bus, pollIntervalMs: 200 });
+    await relay.start();
+  });
+
+  afterAll(async () => {
+    await relay?.stop();
+    await counted?.close();
+  });
+
+  it('1,000 requests with random unknown Hosts cost no domain query; a domain added through the admin path applies within 1 s', async () => {
+    const atStart = domainQueries;
+    const orgA = await seedOrg(db.sql);
+    const orgB = await seedOrg(db.sql);
+    const a = await seedLink(db.sql, { orgId: orgA, url: 'https://a.example/' });
+    const b = await seedLink(db.sql, { orgId: orgB, url: 'https://b.example/' });
+    await send(counted.port, `/${a.shortCode}`, { host: DEFAULT_HOST }); // the link is cached
+    domainQueries = 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 1_000; i += 20) {
+      const batch = Array.from({ length: 20 }, (_, j) => send(counted.port, `/${a.shortCode}`, { host: `r${i + j}-${Math.random().toString(36).slice(2)}.test` }));
+      statuses.push(...(await Promise.all(batch)).map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s === 302)).toHaveLength(1_000);
+    expect(domainQueries).toBe(0);
+    expect(atStart).toBeGreaterThan(0); // the directory's load at start went through the counter
+
+    const host = `added-${orgB.slice(0, 8)}.test`;
+    expect((await send(counted.port, `/${a.shortCode}`, { host })).status).toBe(302);
+    const t0 = Date.now();
+    await addDomain(db.sql, await getOrganization(db.sql, orgB), host, false);
+    await until(async () => (await send(counted.port, `/${a.shortCode}`, { host })).status === 404, 1_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect((await send(counted.port, `/${b.shortCode}`, { host: `${host.toUpperCase()}:443` })).status).toBe(302);
+    expect(domainQueries).toBe(1); // that host re-read after its invalidation, nothing else
+  });
+});
+
+describe('trusted proxies', () => {
+  const proxied: { server: RedirectorServer; sink: MemoryHitSink; label: string }[] = [];
+
+  beforeAll(async () => {
+    for (const [label, trust] of [
+      ['TRUST_PROXY=1', { kind: 'hops', hops: 1 }],
+      ['TRUST_PROXY=127.0.0.0/8', { kind: 'cidrs', cidrs: ['127.0.0.0/8'] }],
+    ] as const) {
+      const hits = new MemoryHitSink();
+      const s = await createRedirectorServer({
+        sql: db.sql,
+        bus,
+        cacheTier: null,
+        clickCounter: new MemoryClickCounterStore(),
+        usageStore: new PostgresUsageStore(db.sql),
+        hitSink: hits,
+        config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: trust, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
+      });
+      proxied.push({ server: s, sink: hits, label });
+    }
+  });
+
+  afterAll(async () => {
+    for (const p of proxied) await p.server.close();
+  });
+
+  it('the recorded client is the rightmost untrusted X-Forwarded-For entry, never a spoofed leftmost one', async () => {
+    const org = await seedOrg(db.sql, 'ENTERPRISE');
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    for (const { server: s, sink: hits, label } of proxied) {
+      // The client wrote "X-Forwarded-For: 6.6.6.6"; the proxy on 127.0.0.1 appended the address it saw.
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.7' } })).status).toBe(302);
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': '203.0.113.4' } })).status).toBe(302);
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST })).status).toBe(302);
+      expect(hits.hits.map((h) => h.ip), label).toEqual(['198.51.100.7', '203.0.113.4', '127.0.0.1']);
+      // X-Forwarded-For is a header it reads: bounded like the others.
+      const long = Array.from({ length: 1_000 }, (_, i) => `10.0.${i % 250}.1`).join(', ');
+      expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': long } })).status, label).toBe(431);
+      expect(hits.hits).toHaveLength(3);
+    }
+    // Without TRUST_PROXY the peer is the client whatever X-Forwarded-For says.
+    await get(`/${shortCode}`, { headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.7' } });
+    expect(sink.hits.map((h) => h.ip)).toEqual(['127.0.0.1']);
   });
 });

@@ -10,6 +10,7 @@
 // and force-closes what is left at the deadline.
 import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
+import { clientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
@@ -30,8 +31,8 @@ export interface RedirectorServerOptions {
   qrRendersPerMinute: number;
   host: string;
   port: number;
-  /** Take the client address from X-Forwarded-For. */
-  trustProxy: boolean;
+  /** Trusted proxies: the client address is the nearest X-Forwarded-For entry that is not one. */
+  trustProxy: TrustProxy;
   /** Cluster: gathers every worker's snapshot for /metrics; default: this process only. */
   gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
   onError: (err: unknown) => void;
@@ -79,8 +80,18 @@ const CACHE_CONTROL_VALUE = bytes(REDIRECT_CACHE_CONTROL);
 const STATUS_302 = '302 Found';
 const STATUS_302_BYTES = bytes(STATUS_302);
 const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
+/** A header the redirector reads that is longer than this (characters) is answered 431. */
+export const MAX_HEADER_LENGTH = 8 * 1024;
+/** User-Agent and Referer are cut to these lengths before they are parsed, memoised or recorded. */
+export const MAX_USER_AGENT_LENGTH = 512;
+export const MAX_REFERRER_LENGTH = 2_048;
+/** Sec-Fetch-Dest/-Mode values are short tokens ("document", "navigate"). */
+const MAX_FETCH_METADATA_LENGTH = 32;
+
+const cutHeader = (value: string, max: number): string => (value.length > max ? value.slice(0, max) : value);
 
 const IPV4_TEXT_CACHE_LIMIT = 10_000;
+/** Bounded by entries and so by bytes: a key is a number and a value at most 15 characters. */
 const ipv4Text = new Map<number, string>();
 
 function ipv4(a: number, b: number, c: number, d: number): string {
@@ -132,6 +143,7 @@ function writeJson(res: uWS.HttpResponse, status: string, body: string, head: bo
   else res.end(body, close);
 }
 
+const HEADERS_TOO_LARGE = '{"errors":[{"code":"VE001","message":"Request header fields too large"}]}';
 const INTERNAL_ERROR = '{"errors":[{"code":"SML001","message":"Internal server error"}]}';
 /** A link that cannot be loaded because Postgres (or Redis) is down: retry shortly, never a 500. */
 const UNAVAILABLE = JSON.stringify(errorEnvelope([dependencyUnavailable().toErrorObject()]));
@@ -140,6 +152,7 @@ const UNAVAILABLE_HEADERS: readonly [string, string][] = Object.entries(dependen
 export async function serveRedirects(o: RedirectorServerOptions): Promise<ListeningServer> {
   const uws = nativeUws();
   const { service, metrics } = o;
+  const clientAddress = clientAddressChooser(o.trustProxy);
   /** Set by drain(): every answer from then on closes its connection. */
   let draining = false;
   /** Requests answered asynchronously and not answered yet. */
@@ -147,25 +160,47 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   /** Requests received, to tell a quiet connection set during a drain. */
   let received = 0;
 
-  function readFacts(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method): RequestFacts {
+  /**
+   * Copies the request facts, each header bounded as it is read: null when one exceeds
+   * MAX_HEADER_LENGTH (answered 431). User-Agent and Referer are cut before anything parses,
+   * memoises or records them; an invalid Host reads as no host.
+   */
+  function readFacts(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method): RequestFacts | null {
+    const host = req.getHeader(H.host);
+    const accept = req.getHeader(H.accept);
+    const userAgent = req.getHeader(H.userAgent);
     const referrer = req.getHeader(H.referer);
-    let ip: string | null = null;
-    if (o.trustProxy) {
-      const xff = req.getHeader(H.xForwardedFor);
-      if (xff !== '') ip = (xff.split(',')[0] ?? '').trim() || null;
+    const secFetchDest = req.getHeader(H.secFetchDest);
+    const secFetchMode = req.getHeader(H.secFetchMode);
+    const xff = clientAddress.readsForwardedFor ? req.getHeader(H.xForwardedFor) : '';
+    if (
+      host.length > MAX_HEADER_LENGTH ||
+      accept.length > MAX_HEADER_LENGTH ||
+      userAgent.length > MAX_HEADER_LENGTH ||
+      referrer.length > MAX_HEADER_LENGTH ||
+      secFetchDest.length > MAX_HEADER_LENGTH ||
+      secFetchMode.length > MAX_HEADER_LENGTH ||
+      xff.length > MAX_HEADER_LENGTH
+    ) {
+      return null;
     }
-    ip ??= remoteAddress(res);
+    const ip = clientAddress.choose(remoteAddress(res), xff);
     return {
       method,
-      host: normalizeHost(req.getHeader(H.host)),
+      host: normalizeHost(host),
       qr: queryHasQr(req.getQuery() ?? ''),
-      accept: req.getHeader(H.accept),
-      userAgent: req.getHeader(H.userAgent),
-      referrer: referrer === '' ? null : referrer,
-      secFetchDest: req.getHeader(H.secFetchDest),
-      secFetchMode: req.getHeader(H.secFetchMode),
+      accept,
+      userAgent: cutHeader(userAgent, MAX_USER_AGENT_LENGTH),
+      referrer: referrer === '' ? null : cutHeader(referrer, MAX_REFERRER_LENGTH),
+      secFetchDest: cutHeader(secFetchDest, MAX_FETCH_METADATA_LENGTH),
+      secFetchMode: cutHeader(secFetchMode, MAX_FETCH_METADATA_LENGTH),
       ip,
     };
+  }
+
+  /** The 431 answer to a request with a header over MAX_HEADER_LENGTH; the connection is closed. */
+  function refuseHeaders(res: uWS.HttpResponse, method: Method): void {
+    writeJson(res, '431 Request Header Fields Too Large', HEADERS_TOO_LARGE, method === 'HEAD', true);
   }
 
   /**
@@ -233,6 +268,10 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   /** A short-link route: answered now on a cache hit, else after its entities and lease are loaded. */
   function handleRoute(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method, qrFormat: 'svg' | 'png' | null): void {
     const facts = readFacts(res, req, method);
+    if (facts === null) {
+      refuseHeaders(res, method);
+      return;
+    }
     const code = req.getParameter(0);
     if (!SHORT_CODE.test(code)) {
       // Not a short-code path: the same 404 EN001 an unknown code gets.
@@ -318,7 +357,8 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       '/*',
       guarded(method, (res, req) => {
         const facts = readFacts(res, req, method);
-        write(res, service.answerMissing(req.getUrl().slice(1, 65), facts, Date.now()), facts, null);
+        if (facts === null) refuseHeaders(res, method);
+        else write(res, service.answerMissing(req.getUrl().slice(1, 65), facts, Date.now()), facts, null);
       }),
     );
   }

@@ -29,7 +29,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     REDIRECT_HOST: '127.0.0.1',
     REDIRECT_PORT: 0,
     LINK_CACHE_ENTRIES: entries,
-    TRUST_PROXY: false,
+    TRUST_PROXY: { kind: 'hops', hops: 0 } as const,
     DEFAULT_SHORT_DOMAIN: 'sho.rt',
   });
 
@@ -121,6 +121,8 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     const cache = new TieredCache<{ v: string }>({
       kind: 'link',
       lruEntries: 10,
+      lruMaxBytes: 1024 * 1024,
+      sizeOf: (v) => 2 * v.v.length,
       lruTtlMs: 60_000,
       negativeLruTtlMs: 1_000,
       redis: new RedisCacheTier(redis, prefix, 'inflight'),

@@ -47,7 +47,7 @@ describe('parsers', () => {
   });
   it('normalizeHost', () => {
     expect(normalizeHost(' Links.Example.COM. ')).toBe('links.example.com');
-    expect(normalizeHost('localhost:8080')).toBe('localhost:8080');
+    expect(normalizeHost('localhost:8080')).toBe('localhost');
   });
   it('safe URLs', () => {
     expect(safeWebUrl('https://a.example/x y')).toBe('https://a.example/x%20y');

@@ -15,7 +15,7 @@ export interface RequestFacts {
   referrer: string | null;
   secFetchDest: string;
   secFetchMode: string;
-  /** Client address (X-Forwarded-For's first entry only when TRUST_PROXY). */
+  /** Client address: the peer, or the nearest X-Forwarded-For entry that is not a trusted proxy (TRUST_PROXY). */
   ip: string | null;
 }
 

@@ -118,6 +118,24 @@ describe.skipIf(!pgUrl)('admin CLI listings on a real database', () => {
     expect((await cli('domain', 'list', '--org', orgId)).stdout).toMatch(/^HOST\s+PRIMARY\s+STATUS\ngo\.listed\.example\s+yes\s+active\n$/);
   });
 
+  it('domain add refuses a port or an invalid host name: exit 1, one message on stderr, nothing added', async () => {
+    for (const [host, says] of [
+      ['go.listed.example:443', 'port'],
+      ['other.example:8080', 'port'],
+      ['bad_name.example', 'not a valid host name'],
+      ['https://go.example', 'not a host name'],
+    ] as const) {
+      const r = await cli('domain', 'add', '--org', orgId, '--host', host);
+      expect(r.code, host).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trimEnd().split('\n'), host).toHaveLength(1);
+      expect(r.stderr).toContain('VE001');
+      expect(r.stderr).toContain(says);
+    }
+    const { domains } = await json<{ domains: { host: string }[] }>('domain', 'list', '--org', orgId);
+    expect(domains.map((d) => d.host)).toEqual(['go.listed.example']);
+  });
+
   it('a listing of an unknown organisation fails with EN001 on stderr', async () => {
     const r = await cli('app', 'list', '--org', '00000000-0000-0000-0000-000000000000', '--json');
     expect(r.code).toBe(1);

@@ -46,7 +46,7 @@ beforeAll(async () => {
     clickCounter: new MemoryClickCounterStore(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: new MemoryHitSink(),
-    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: false, DEFAULT_SHORT_DOMAIN: 'sho.rt' },
+    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: 'sho.rt' },
   });
 });
 

@@ -1,5 +1,5 @@
 // Invariant: one entity kind is read through LRU → Redis → Postgres, and absences are cached too
-// (shorter TTL). Concurrent misses of one key share a single load (lru-cache fetchMethod, or an
+// (shorter TTL). The LRU is bounded by entries and by bytes (key and value sizes). Concurrent misses of one key share a single load (lru-cache fetchMethod, or an
 // in-flight map when the LRU tier is disabled). An LRU hit is answered synchronously by peek()
 // with no I/O. invalidate() first bumps/deletes the Redis entry, then drops the LRU entry; a load
 // still in flight at that moment is aborted by the LRU and retried, so nothing read before the
@@ -17,9 +17,10 @@ export interface TieredCacheOptions<V extends object> {
   kind: string;
   /** LRU entries; 0 disables the in-process tier. */
   lruEntries: number;
-  /** Optional byte budget for the LRU (with sizeOf). */
-  lruMaxBytes?: number;
-  sizeOf?: (value: V) => number;
+  /** Byte budget of the LRU: entries are evicted once their sizes (value and key) add up to more. */
+  lruMaxBytes: number;
+  /** Approximate in-memory size of a value (bytes). */
+  sizeOf: (value: V) => number;
   lruTtlMs: number;
   negativeLruTtlMs: number;
   redis: SharedCacheTier | null;
@@ -38,6 +39,8 @@ interface Loaded<V> {
 }
 
 const MAX_ABORTED_RETRIES = 3;
+/** The LRU's own bookkeeping per entry, counted with each entry's size. */
+const ENTRY_OVERHEAD_BYTES = 64;
 
 export class TieredCache<V extends object> {
   readonly #o: TieredCacheOptions<V>;
@@ -51,9 +54,9 @@ export class TieredCache<V extends object> {
       options.lruEntries > 0
         ? new LRUCache<string, Slot<V>>({
             max: options.lruEntries,
-            ...(options.lruMaxBytes && sizeOf
-              ? { maxSize: options.lruMaxBytes, sizeCalculation: (v: Slot<V>) => (v === ABSENT ? 64 : Math.max(1, sizeOf(v as V))) }
-              : {}),
+            maxSize: options.lruMaxBytes,
+            // A key is a short code, id or host: counted too, so absences of long keys are bounded.
+            sizeCalculation: (v: Slot<V>, id: string) => ENTRY_OVERHEAD_BYTES + 2 * id.length + (v === ABSENT ? 0 : Math.max(1, sizeOf(v as V))),
             ttl: options.lruTtlMs,
             // Staleness is judged against a clock read at most once a second: a finer resolution
             // costs a timer per millisecond per cache, which the hot path pays for.

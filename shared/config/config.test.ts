@@ -4,7 +4,7 @@ import { ConfigError, parseConfig, startSchema } from './config.ts';
 describe('config', () => {
   it('applies the documented defaults', () => {
     const c = parseConfig(startSchema, {});
-    expect(c).toMatchObject({ API_PORT: 3000, REDIRECT_PORT: 8080, DATA_DIR: './data', TRUST_PROXY: false, LOG_LEVEL: 'info' });
+    expect(c).toMatchObject({ API_PORT: 3000, REDIRECT_PORT: 8080, DATA_DIR: './data', TRUST_PROXY: { kind: 'hops', hops: 0 }, LOG_LEVEL: 'info' });
     expect(c.DATABASE_URL).toBeUndefined();
   });
 
@@ -16,6 +16,19 @@ describe('config', () => {
       expect(err).toBeInstanceOf(ConfigError);
       const problems = (err as ConfigError).problems.join('\n');
       for (const v of ['API_PORT', 'REDIRECT_PORT', 'REDIS_URL', 'LOG_LEVEL']) expect(problems).toContain(v);
+    }
+  });
+
+  it('TRUST_PROXY: a hop count (true = 1, false = 0) or a list of CIDRs, parsed into one shape', () => {
+    const trust = (v: string) => parseConfig(startSchema, { TRUST_PROXY: v }).TRUST_PROXY;
+    expect(trust('true')).toEqual({ kind: 'hops', hops: 1 });
+    expect(trust('false')).toEqual({ kind: 'hops', hops: 0 });
+    expect(trust('0')).toEqual({ kind: 'hops', hops: 0 });
+    expect(trust('2')).toEqual({ kind: 'hops', hops: 2 });
+    expect(trust('10.0.0.0/8, 192.168.1.7 ,FD00::/8')).toEqual({ kind: 'cidrs', cidrs: ['10.0.0.0/8', '192.168.1.7/32', 'fd00::/8'] });
+    expect(trust('loopback')).toEqual({ kind: 'cidrs', cidrs: ['127.0.0.0/8', '::1/128'] });
+    for (const bad of ['perhaps', '10.0.0.0/33', '10.0.0/8', '1.2.3.4,', '999']) {
+      expect(() => trust(bad), bad).toThrow(/TRUST_PROXY/);
     }
   });
 

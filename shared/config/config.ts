@@ -2,6 +2,7 @@
 // before anything starts. A wrong value stops the process with every problem listed, never the
 // first one only. Nothing else in the code base reads process.env.
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from '../net/trusted-proxies.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const optionalUrl = (protocols: readonly string[]) =>
@@ -17,6 +18,9 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** The in-process link cache's default byte budget (64 MiB). */
+export const DEFAULT_LINK_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Fields every process shares. */
 export const commonSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
@@ -27,7 +31,16 @@ export const commonSchema = z.object({
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   CLICKHOUSE_URL: optionalUrl(['http://', 'https://']),
-  TRUST_PROXY: bool.default(false),
+  /** Trusted proxies in front of the redirector and the API: a hop count (true = 1) or CIDRs; see README. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, ctx): TrustProxy => {
+      const parsed = parseTrustProxy(v);
+      if (!('error' in parsed)) return parsed;
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every Redis key and channel, so that several deployments (or test runs) share a server. */
   REDIS_PREFIX: z.string().default('shortlink:'),
@@ -60,6 +73,8 @@ export const redirectorSchema = commonSchema.extend({
   QR_RENDERS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   /** Bytes of drawn QR images each redirector process keeps. */
   QR_CACHE_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  /** Byte budget of the in-process link cache (the LRU holds at most this many bytes of links). */
+  LINK_CACHE_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).max(16 * 1024 * 1024 * 1024).default(DEFAULT_LINK_CACHE_MAX_BYTES),
 });
 
 export const ingestSchema = commonSchema.extend({

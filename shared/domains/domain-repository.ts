@@ -8,7 +8,7 @@ import { AppError } from '../errors/app-error.ts';
 import { quotaExceeded } from '../errors/domain-errors.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
 import type { Organization } from '../orgs/organization.ts';
-import { normalizeHost } from './host-name.ts';
+import { normalizeHost, parseDomainHost } from './host-name.ts';
 
 export interface Domain {
   id: number;
@@ -28,11 +28,10 @@ interface DomainRow {
 
 const fromRow = (r: DomainRow): Domain => ({ id: Number(r.id), orgId: r.org_id, host: r.host, isPrimary: r.is_primary, active: r.active });
 
-const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
-
 export async function addDomain(sql: Sql, org: Organization, hostInput: string, primary: boolean): Promise<Domain> {
-  const host = normalizeHost(hostInput);
-  if (!HOST.test(host)) throw new AppError('VE001', `'${hostInput}' is not a valid host name`);
+  const parsed = parseDomainHost(hostInput);
+  if ('error' in parsed) throw new AppError('VE001', parsed.error);
+  const { host } = parsed;
   return sql.begin(async (tx) => {
     await tx`select id from organizations where id = ${org.id} for update`;
     const [count] = await tx<{ n: number }[]>`select count(*)::int as n from domains where org_id = ${org.id} and active`;
@@ -75,8 +74,14 @@ export async function listDomains(sql: Sql, orgId: string): Promise<Domain[]> {
   return rows.map(fromRow);
 }
 
-/** Active custom domains by host (redirect path: one query for many hosts). */
-export async function findActiveDomainsByHosts(sql: Sql, hosts: readonly string[]): Promise<Map<string, Domain>> {
-  const rows = await sql<DomainRow[]>`select * from domains where host = any(${hosts as string[]}::text[]) and active`;
-  return new Map(rows.map((r) => [r.host, fromRow(r)]));
+/** Every active custom domain (the redirector's domain directory). */
+export async function listActiveDomains(sql: Sql): Promise<Domain[]> {
+  const rows = await sql<DomainRow[]>`select * from domains where active`;
+  return rows.map(fromRow);
+}
+
+/** The active custom domain of one host (stored normalised), or null. */
+export async function findActiveDomainByHost(sql: Sql, host: string): Promise<Domain | null> {
+  const [row] = await sql<DomainRow[]>`select * from domains where host = ${host} and active`;
+  return row ? fromRow(row) : null;
 }

@@ -68,7 +68,8 @@ export class GeoLocator {
 
   constructor(options: GeoLocatorOptions = {}) {
     this.options = options;
-    this.cache = new LRUCache<string, Geo>({ max: options.cacheEntries ?? 50_000 });
+    // Bounded by bytes too: a key is an address (at most 45 characters), a value a few short strings.
+    this.cache = new LRUCache<string, Geo>({ max: options.cacheEntries ?? 50_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (_geo, ip) => 2 * ip.length + 256 });
   }
 
   /** Opens both databases (once). Later calls return the same promise. */

@@ -91,15 +91,26 @@ export function parseUserAgent(ua: string): UserAgentDetails {
   };
 }
 
+/** A User-Agent is parsed and memoised from its first 512 characters only (the redirector cuts it there too). */
+export const MAX_USER_AGENT_LENGTH = 512;
+/** Byte budget of the memo: keys at two bytes a character plus an allowance for the parsed details. */
+const CACHE_MAX_BYTES = 16 * 1024 * 1024;
+const DETAILS_BYTES = 256;
+
 export class UserAgentCache {
   private readonly cache: LRUCache<string, UserAgentDetails>;
 
   constructor(entries = 20_000) {
-    this.cache = new LRUCache<string, UserAgentDetails>({ max: entries });
+    this.cache = new LRUCache<string, UserAgentDetails>({
+      max: entries,
+      maxSize: CACHE_MAX_BYTES,
+      sizeCalculation: (_details, ua) => 2 * ua.length + DETAILS_BYTES,
+    });
   }
 
-  get(ua: string | null): UserAgentDetails {
-    if (ua === null || ua.trim() === '') return NO_DETAILS;
+  get(userAgent: string | null): UserAgentDetails {
+    if (userAgent === null || userAgent.trim() === '') return NO_DETAILS;
+    const ua = userAgent.length > MAX_USER_AGENT_LENGTH ? userAgent.slice(0, MAX_USER_AGENT_LENGTH) : userAgent;
     const hit = this.cache.get(ua);
     if (hit) return hit;
     const details = parseUserAgent(ua);

@@ -8,7 +8,7 @@ import type { HitFacts } from './analytics-event.ts';
 
 export interface RawHit extends HitFacts {
   userAgent: string | null;
-  /** Client IP as the redirector determined it (X-Forwarded-For only when TRUST_PROXY). */
+  /** Client IP as the redirector determined it (X-Forwarded-For read only as far as TRUST_PROXY trusts). */
   ip: string | null;
 }
 
