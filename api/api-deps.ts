@@ -4,6 +4,8 @@ import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.t
 import type { Sql } from '../shared/db/database.ts';
 import type { KeyLookup } from '../shared/keys/key-authenticator.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Telemetry } from '../shared/runtime/telemetry.ts';
 
 export interface ApiDeps {
   sql: Sql;
@@ -11,7 +13,10 @@ export interface ApiDeps {
   keyLookup: KeyLookup;
   rateLimiter: RateLimiter;
   defaultShortDomain: string;
-  logLevel: string;
+  /** The process's pino logger (request logs carry reqId); none: the API logs nothing. */
+  logger?: FastifyBaseLogger;
+  /** Where rate-limit rejections are counted; default: nowhere. */
+  telemetry?: Telemetry;
   /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
   publicUrl(): string;
   now(): number;
