@@ -34,6 +34,7 @@ COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/shortlink
 # DATA_DIR holds each process's disk spool for events while Redis refuses them.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-EXPOSE 3000 8080 8081
+# 9464: METRICS_PORT (GET /metrics), bound to METRICS_HOST (127.0.0.1 unless set).
+EXPOSE 3000 8080 8081 9464
 ENTRYPOINT ["shortlink"]
 CMD ["api"]

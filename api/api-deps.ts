@@ -5,6 +5,8 @@ import type { Sql } from '../shared/db/database.ts';
 import type { KeyLookup } from '../shared/keys/key-authenticator.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Telemetry } from '../shared/runtime/telemetry.ts';
 
 export interface ApiDeps {
   sql: Sql;
@@ -14,7 +16,10 @@ export interface ApiDeps {
   defaultShortDomain: string;
   /** Trusted proxies (TRUST_PROXY) for request.ip; default: none. */
   trustProxy?: TrustProxy;
-  logLevel: string;
+  /** The process's pino logger (request logs carry reqId); none: the API logs nothing. */
+  logger?: FastifyBaseLogger;
+  /** Where rate-limit rejections are counted; default: nowhere. */
+  telemetry?: Telemetry;
   /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
   publicUrl(): string;
   now(): number;

@@ -37,7 +37,10 @@ export async function authorize(deps: ApiDeps, keys: KeyAuthenticator, request: 
   if (principal.org.suspended || !principal.scopes.includes(scope)) throw accessDenied();
   const limitPerMin = principal.org.limits[LIMIT_OF[bucket]];
   const decision = await deps.rateLimiter.consume(`${principal.org.id}:${bucket}`, limitPerMin);
-  if (!decision.allowed) throw rateLimited(bucket, limitPerMin, decision.retryAfterSeconds);
+  if (!decision.allowed) {
+    deps.telemetry?.rateLimitRejected(bucket);
+    throw rateLimited(bucket, limitPerMin, decision.retryAfterSeconds);
+  }
   return principal;
 }
 

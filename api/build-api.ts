@@ -3,6 +3,8 @@
 // key; every other route is authorised when its request arrives, before its body is read, and
 // no NUL character in a query or body reaches a route. A client that has not sent its headers
 // within HEADERS_TIMEOUT_MS, or its whole request within REQUEST_TIMEOUT_MS, is disconnected.
+// Each request has a random id: in every log line about it (reqId) and in its X-Request-Id header.
+import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
 import { fastifyTrustProxy, NO_PROXY } from '../shared/net/trusted-proxies.ts';
@@ -27,10 +29,13 @@ export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 
 export function buildApi(deps: ApiDeps): FastifyInstance {
+  const level = deps.logger?.level ?? 'silent';
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
-    logger: deps.logLevel === 'silent' ? false : { level: deps.logLevel },
-    logController: new LogController({ disableRequestLogging: deps.logLevel !== 'debug' && deps.logLevel !== 'trace' }),
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    logController: new LogController({ disableRequestLogging: level !== 'debug' && level !== 'trace' }),
+    // Every request's log lines carry this id (reqId); the client gets it as X-Request-Id.
+    genReqId: () => randomUUID(),
     // Query strings like `query=shortCode=abc` keep everything after the first '='.
     routerOptions: { ignoreTrailingSlash: true },
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS },
@@ -41,6 +46,9 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     trustProxy: fastifyTrustProxy(deps.trustProxy ?? NO_PROXY),
   });
   installErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
   const keys = new KeyAuthenticator(deps.keyLookup, deps.now);
   app.addHook('onClose', async () => keys.close());
   installAuthorization(app, deps, keys);

@@ -1,16 +1,26 @@
 // Invariant: the production API process (`npm run start:api`), wiring only: config parsed once,
 // every server URL required, the ports from the composition root, this process's outbox relay,
-// and a clean shutdown on SIGTERM (server first, backends last).
+// its Prometheus endpoint on METRICS_PORT, JSON logs (pino, LOG_LEVEL) with a request id on every
+// request's lines, and a clean shutdown on SIGTERM (servers first, backends last). A failure to
+// start is one human-readable line (startup.ts), not JSON.
 import { apiSchema, loadConfigOrExit } from '../shared/config/config.ts';
+import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
+import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startOrExit } from '../shared/runtime/startup.ts';
 import { startApi } from './start-api.ts';
 
 const config = loadConfigOrExit(apiSchema);
-const log = (m: string): void => void process.stderr.write(`[api] ${m}\n`);
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:api', log }), log);
+const say = (m: string): void => void process.stderr.write(`[api] ${m}\n`);
+const logger = createLogger('api', config.LOG_LEVEL);
+const log = logLines(logger);
+const metrics = createProcessMetrics();
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:api', log }), say);
 await backends.startOutboxRelay();
-const api = await startOrExit(() => startApi(backends, config, log), log);
+const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry }), say);
+const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), say);
 log(`listening on ${config.API_HOST}:${api.port}`);
-onShutdown([backends.close, api.close], log);
+log(`metrics on ${config.METRICS_HOST}:${metricsServer.port}/metrics`);
+onShutdown([backends.close, api.close, metricsServer.close], log);

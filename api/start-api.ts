@@ -7,18 +7,20 @@ import type { ApiConfig } from '../shared/config/config.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
+import type { Logger } from '../shared/runtime/logger.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
+import type { Telemetry } from '../shared/runtime/telemetry.ts';
 import { buildApi } from './build-api.ts';
 
-export async function startApi(backends: Backends, config: ApiConfig, log: (m: string) => void): Promise<{ port: number; close(): Promise<void> }> {
+export async function startApi(backends: Backends, config: ApiConfig, o: { logger: Logger; telemetry: Telemetry }): Promise<{ port: number; close(): Promise<void> }> {
   const { store } = await backends.analytics();
-  const previews = { previews: backends.previewStore, allowPrivate: config.PREVIEW_ALLOW_PRIVATE, onError: (err: unknown, url: string) => log(`preview of ${url}: ${err instanceof Error ? err.message : String(err)}`) };
+  const previews = { previews: backends.previewStore, allowPrivate: config.PREVIEW_ALLOW_PRIVATE, onError: (err: unknown, url: string) => o.logger.warn({ url, err: err instanceof Error ? err.message : String(err) }, 'preview fetch failed'), telemetry: o.telemetry };
   let port = config.API_PORT;
   const previewQueue = new PreviewFetchQueue({
     concurrency: config.PREVIEW_FETCH_CONCURRENCY,
     hostFetchesPerMinute: config.PREVIEW_FETCHES_PER_HOST_PER_MIN,
     run: (url) => refreshDestinationPreview(previews, url),
-    log,
+    log: (m: string) => o.logger.warn(m),
   });
   const app = buildApi({
     sql: backends.db.sql,
@@ -26,7 +28,8 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
     rateLimiter: backends.rateLimiter,
     defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
     trustProxy: config.TRUST_PROXY,
-    logLevel: config.LOG_LEVEL,
+    logger: o.logger,
+    telemetry: o.telemetry,
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,
     onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),

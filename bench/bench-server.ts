@@ -2,10 +2,13 @@
 // uWS app answering every request with a fixed 302 (the speed limit), or one redirector
 // (createRedirectorServer, NODE_ENV=production) over the ports the composition root opens from
 // the environment, validated by the redirector's own config schema. It prints `READY <port>` once
-// it listens and stops on SIGTERM.
+// it listens (a redirector: `READY <port> <metrics port>`, its registry on METRICS_PORT) and
+// stops on SIGTERM.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import { loadConfigOrExit, redirectorSchema } from '../shared/config/config.ts';
+import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
+import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { createRedirectorServer } from '../redirector/create-redirector.ts';
 import { nativeUws } from '../redirector/uws-native.ts';
 
@@ -27,6 +30,7 @@ if (mode === 'bare') {
 } else if (mode === 'redirector') {
   const config = loadConfigOrExit(redirectorSchema);
   const backends = await openBackends(config, { poolSize: 8 });
+  const metrics = createProcessMetrics();
   // The analytics write buffer is another component: hits are counted and dropped here, so the
   // numbers measure the redirect path itself (the hand-off is an O(1) push either way).
   const sink: HitSink = { push: () => {}, metrics: () => ({ queueDepth: 0, lastFlushLatencyMs: 0 }) };
@@ -38,13 +42,16 @@ if (mode === 'bare') {
     usageStore: backends.usageStore,
     hitSink: sink,
     config,
+    metricsRegistry: metrics.registry,
     log: (m) => process.stderr.write(`[bench redirector] ${m}\n`),
   });
-  out(`READY ${server.port}`);
+  const metricsServer = await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render);
+  out(`READY ${server.port} ${metricsServer.port}`);
   process.once('SIGTERM', () => {
     void server
       .close()
       .then(backends.close)
+      .then(metricsServer.close)
       .finally(() => process.exit(0));
   });
 } else {

@@ -72,8 +72,11 @@ function startTarget(mode: 'bare' | 'redirector', env: Record<string, string>): 
     let buf = '';
     proc.stdout?.on('data', (d: Buffer) => {
       buf += d.toString();
-      const m = /READY (\d+)/.exec(buf);
-      if (m) resolve({ port: Number(m[1]), proc });
+      const m = /READY (\d+)(?: (\d+))?\n/.exec(buf);
+      if (m) {
+        if (m[2]) metricsPortOf.set(Number(m[1]), Number(m[2]));
+        resolve({ port: Number(m[1]), proc });
+      }
     });
     proc.once('exit', (code) => reject(new Error(`${mode} target exited with ${code}`)));
   });
@@ -117,8 +120,11 @@ async function runLoad(tool: Tool, port: number, pathsFile: string, seconds: num
   return { requests: j.requests, rps: j.rps, p50Ms: j.p50Ms, p99Ms: j.p99Ms, errors: j.errors, statuses: j.statusCodes, non2xx3xx: 0 };
 }
 
+/** Redirect port → METRICS_PORT of each redirector target. */
+const metricsPortOf = new Map<number, number>();
+
 async function handedOff(port: number): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  const res = await fetch(`http://127.0.0.1:${metricsPortOf.get(port) ?? 0}/metrics`);
   const m = /^redirector_events_handed_off_total (\d+)/m.exec(await res.text());
   return Number(m?.[1] ?? 0);
 }
@@ -231,7 +237,7 @@ export async function redirectBench(): Promise<void> {
     const zipfPaths = write('zipf.txt', Array.from({ length: 300_000 }, () => `/${code(1 + (shuffled[zipf()] ?? 1) - 1)}`));
     const unknownPaths = write('unknown.txt', Array.from({ length: 1_000 }, (_, i) => `/zz${String(i).padStart(6, '0')}`));
 
-    const baseEnv = { DATABASE_URL: pg.url, REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: '0', DEFAULT_SHORT_DOMAIN: HOST, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
+    const baseEnv = { DATABASE_URL: pg.url, REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: '0', DEFAULT_SHORT_DOMAIN: HOST, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
     const bare = await startTarget('bare', {});
     const hot = await startTarget('redirector', { ...baseEnv, LINK_CACHE_ENTRIES: String(LINKS * 2) });
     const cold = await startTarget('redirector', { ...baseEnv, LINK_CACHE_ENTRIES: '0' });

@@ -1,20 +1,26 @@
 // Invariant: `npm start` runs the whole service in this one process: the API on API_PORT, the
 // redirector on REDIRECT_PORT, the analytics pipeline (backfill included) and the outbox relay,
 // over the backends the composition root chose (embedded under DATA_DIR unless server URLs are
-// set). This file is wiring only. SIGTERM stops the servers first and the stores last, so nothing
+// set), and one Prometheus endpoint for all of it on METRICS_PORT. This file is wiring only. SIGTERM stops the servers first and the stores last, so nothing
 // accepted is lost or corrupted.
 import { startApi } from '../api/start-api.ts';
 import { createRedirectorServer } from '../redirector/create-redirector.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
+import { createLogger } from '../shared/runtime/logger.ts';
+import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
+import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startOrExit } from '../shared/runtime/startup.ts';
 
 const config = loadConfigOrExit(startSchema);
 const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
 const log = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
+// JSON logs of the running service (API requests with their reqId); the start-up lines above stay plain text.
+const logger = createLogger('shortlink', config.LOG_LEVEL);
+const metrics = createProcessMetrics();
 
 const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
 for (const line of backends.summary) log(line);
@@ -38,8 +44,9 @@ await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), log);
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log: (m) => log(`analytics: ${m}`) });
+metrics.watchPipeline(pipeline);
 
-const api = await startOrExit(() => startApi(backends, config, (m) => log(`api: ${m}`)), log);
+const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry }), log);
 const redirector = await startOrExit(
   async () =>
     createRedirectorServer({
@@ -50,6 +57,7 @@ const redirector = await startOrExit(
       usageStore: backends.usageStore,
       hitSink: pipeline.sink,
       config,
+      metricsRegistry: metrics.registry,
       log: (m) => log(`redirector: ${m}`),
     }),
   log,
@@ -58,4 +66,6 @@ const redirector = await startOrExit(
 log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port}`);
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
 // backends (relay, bus, store, database) close.
-onShutdown([backends.close, pipeline.close, api.close, redirector.close], log);
+const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), log);
+log(`metrics of the whole process on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);
+onShutdown([backends.close, pipeline.close, api.close, redirector.close, metricsServer.close], log);

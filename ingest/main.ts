@@ -3,35 +3,45 @@
 // original dedup token, and relays the invalidation outbox, until SIGTERM. It needs every server
 // URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
 // process instead, because chDB's data directory belongs to exactly one process. It answers
-// GET /healthz on INGEST_HEALTH_PORT for container healthchecks. Wiring only.
+// GET /healthz on INGEST_HEALTH_PORT for container healthchecks and GET /metrics on
+// METRICS_PORT (backfill lag, insert failures); it logs JSON (pino, LOG_LEVEL). Wiring only.
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
+import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
+import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startOrExit } from '../shared/runtime/startup.ts';
 
 const REPORT_INTERVAL_MS = 30_000;
-const log = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(ingestSchema);
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), log);
+const logger = createLogger('ingest', config.LOG_LEVEL);
+const log = logLines(logger);
+const metrics = createProcessMetrics();
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), say);
 await backends.startOutboxRelay();
 const analytics = await backends.analytics();
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log });
+metrics.watchPipeline(pipeline);
 
 const report = setInterval(() => {
   for (const worker of pipeline.backfill) {
     void worker.spool.size().then(
       (pending) => {
         const m = worker.metrics();
-        if (pending > 0 || m.failedAttempts > 0) log(`${worker.spool.description}: batches pending ${pending}; backfilled events ${m.insertedEvents}; backoff ${m.currentBackoffMs} ms`);
+        if (pending > 0 || m.failedAttempts > 0) logger.info({ spool: worker.spool.description, pending, backfilledEvents: m.insertedEvents, backoffMs: m.currentBackoffMs }, 'backfill progress');
       },
       () => undefined,
     );
   }
 }, REPORT_INTERVAL_MS);
 report.unref();
-const health = await startOrExit(() => startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST), log);
-onShutdown([backends.close, pipeline.close, health.close], log);
+const health = await startOrExit(() => startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST), say);
+const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), say);
+onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], log);
 log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
+log(`metrics on ${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 log('backfill worker running');

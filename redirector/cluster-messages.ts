@@ -1,20 +1,14 @@
 // Invariant: the cluster primary and its workers talk only through these IPC messages. A worker
 // says 'hello' once it listens for messages (anything sent earlier would be lost) and starts
-// serving only after the primary's 'init' (cache epoch and worker count); /metrics on any
-// worker answers the sum over all live workers, gathered by the primary with a deadline.
+// serving only after the primary's 'init' (cache epoch and worker count). The primary serves
+// METRICS_PORT: each scrape gathers every live worker's registry as JSON, with a deadline, and
+// adds them up with its own.
 import type { Cluster, Worker } from 'node:cluster';
-import { mergeSnapshots, type MetricsSnapshot } from './metrics.ts';
+import type { MetricsJson } from '../shared/runtime/prometheus-metrics.ts';
 
-export type PrimaryMessage =
-  | { t: 'init'; epoch: string; workers: number }
-  | { t: 'metrics-collect'; id: number }
-  | { t: 'metrics-result'; id: number; snapshot: MetricsSnapshot };
+export type PrimaryMessage = { t: 'init'; epoch: string; workers: number } | { t: 'metrics-collect'; id: number };
 
-export type WorkerMessage =
-  | { t: 'hello' }
-  | { t: 'ready' }
-  | { t: 'metrics-request'; id: number }
-  | { t: 'metrics-snapshot'; id: number; snapshot: MetricsSnapshot };
+export type WorkerMessage = { t: 'hello' } | { t: 'ready' } | { t: 'metrics-snapshot'; id: number; metrics: MetricsJson };
 
 const GATHER_DEADLINE_MS = 500;
 
@@ -23,12 +17,13 @@ function isMessage<T extends { t: string }>(m: unknown): m is T {
 }
 
 /**
- * Primary side: greets each worker's 'hello' with `init`, and answers a worker's metrics request
- * with the merged snapshots of all workers.
+ * Primary side: greets each worker's 'hello' with `init`; the returned function gathers the
+ * metrics of every live worker (those that answer within the deadline) for the primary's
+ * METRICS_PORT.
  */
-export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t: 'init' }>): void {
+export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t: 'init' }>): () => Promise<MetricsJson[]> {
   let nextId = 1;
-  const gathering = new Map<number, { snapshots: MetricsSnapshot[]; expected: number; done: () => void }>();
+  const gathering = new Map<number, { snapshots: MetricsJson[]; expected: number; done: () => void }>();
   cluster.on('message', (worker: Worker, raw: unknown) => {
     if (!isMessage<WorkerMessage>(raw)) return;
     if (raw.t === 'hello') {
@@ -38,52 +33,38 @@ export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t
     if (raw.t === 'metrics-snapshot') {
       const g = gathering.get(raw.id);
       if (g) {
-        g.snapshots.push(raw.snapshot);
+        g.snapshots.push(raw.metrics);
         if (g.snapshots.length >= g.expected) g.done();
       }
-      return;
     }
-    if (raw.t !== 'metrics-request') return;
-    const requestId = raw.id;
+  });
+  return async () => {
     const id = nextId++;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected());
-    const entry = { snapshots: [] as MetricsSnapshot[], expected: workers.length, done: () => {} };
+    const entry = { snapshots: [] as MetricsJson[], expected: workers.length, done: () => {} };
     const finished = new Promise<void>((resolve) => {
       entry.done = resolve;
       setTimeout(resolve, GATHER_DEADLINE_MS).unref();
     });
     gathering.set(id, entry);
     for (const w of workers) w.send({ t: 'metrics-collect', id } satisfies PrimaryMessage);
-    void finished.then(() => {
-      gathering.delete(id);
-      if (worker.isConnected()) worker.send({ t: 'metrics-result', id: requestId, snapshot: mergeSnapshots(entry.snapshots) } satisfies PrimaryMessage);
-    });
-  });
+    if (workers.length === 0) entry.done();
+    await finished;
+    gathering.delete(id);
+    return entry.snapshots;
+  };
 }
 
-/** Worker side: replies to collections and returns the gatherMetrics dependency of the server. */
-export function clusterMetricsClient(localSnapshot: () => MetricsSnapshot): (local: MetricsSnapshot) => Promise<MetricsSnapshot> {
-  let nextId = 1;
-  const waiting = new Map<number, (s: MetricsSnapshot) => void>();
+/** Worker side: answers the primary's metrics collections with this worker's registry. */
+export function answerMetricsCollections(read: () => Promise<MetricsJson>): void {
   process.on('message', (raw: unknown) => {
-    if (!isMessage<PrimaryMessage>(raw)) return;
-    if (raw.t === 'metrics-collect') process.send?.({ t: 'metrics-snapshot', id: raw.id, snapshot: localSnapshot() } satisfies WorkerMessage);
-    else if (raw.t === 'metrics-result') waiting.get(raw.id)?.(raw.snapshot);
+    if (!isMessage<PrimaryMessage>(raw) || raw.t !== 'metrics-collect') return;
+    const id = raw.id;
+    void read().then(
+      (metrics) => process.send?.({ t: 'metrics-snapshot', id, metrics } satisfies WorkerMessage),
+      () => undefined, // the primary's deadline covers a worker that cannot answer
+    );
   });
-  return (local) =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        resolve(local); // primary did not answer: this worker's own numbers
-      }, GATHER_DEADLINE_MS * 2);
-      waiting.set(id, (s) => {
-        clearTimeout(timer);
-        waiting.delete(id);
-        resolve(s);
-      });
-      process.send?.({ t: 'metrics-request', id } satisfies WorkerMessage);
-    });
 }
 
 /** Worker side: tells the primary this worker listens (a rolling restart waits for it). */

@@ -14,7 +14,8 @@ import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts'
 import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
 import { QrRenderer } from './qr-renderer.ts';
-import { RedirectorMetrics, type MetricsSnapshot } from './metrics.ts';
+import type { Registry } from 'prom-client';
+import { exposeRedirectorMetrics, RedirectorMetrics, type MetricsSnapshot } from './metrics.ts';
 import { RedirectResolver } from './redirect-resolver.ts';
 import { RedirectService } from './redirect-service.ts';
 import { serveRedirects } from './redirector-server.ts';
@@ -30,8 +31,8 @@ export interface RedirectorDeps {
   config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'> & Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES' | 'LINK_CACHE_MAX_BYTES'>>;
   /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
   workersHint?: number;
-  /** Cluster: gathers every worker's snapshot; default: this process only. */
-  gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
+  /** The process's Prometheus registry; the hot counters are read into it at scrape time. */
+  metricsRegistry?: Registry;
   /** Click-usage flush period (ms). Default 1000. */
   usageFlushIntervalMs?: number;
   log?: (message: string) => void;
@@ -56,6 +57,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
   const { config } = deps;
   const log = deps.log ?? ((m: string) => process.stderr.write(`[redirector] ${m}\n`));
   const metrics = new RedirectorMetrics();
+  if (deps.metricsRegistry) exposeRedirectorMetrics(deps.metricsRegistry, metrics);
   let lastErrorLog = 0;
   const onError = (err: unknown): void => {
     metrics.error();
@@ -102,7 +104,6 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     host: config.REDIRECT_HOST,
     port: config.REDIRECT_PORT,
     trustProxy: config.TRUST_PROXY,
-    gatherMetrics: deps.gatherMetrics,
     onError,
   });
 

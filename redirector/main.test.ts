@@ -1,7 +1,9 @@
 // Invariant: the production entry point is tested as a black box: `redirector/main.ts` runs as a
 // real cluster (2 workers on one port) against a test database and the machine's Redis (unique
 // prefix; skipped when Redis does not answer), with ClickHouse unreachable (events are spooled).
-import { spawn, type ChildProcess } from 'node:child_process';
+// Its metrics are read where operators read them: the primary's METRICS_PORT, never the redirect
+// port, and the text passes `promtool check metrics` when promtool is installed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -66,9 +68,10 @@ describe.skipIf(!redisUrl)('npm run start:redirector (cluster)', () => {
     expect(fallback.output()).toContain('refusing to run on the JS fallback');
   });
 
-  it('two workers share the port, serve redirects, evict on the Redis bus, merge /metrics, stop on SIGTERM', async () => {
+  it('two workers share the port, serve redirects, evict on the Redis bus, merge metrics on METRICS_PORT, stop on SIGTERM', async () => {
     const port = await freePort();
-    const proc = start({ ...env, REDIRECT_PORT: String(port) });
+    const metricsPort = await freePort();
+    const proc = start({ ...env, REDIRECT_PORT: String(port), METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
     try {
       await until(() => (proc.output().match(/listening on/g) ?? []).length === 2, 60_000, 100);
       const org = await seedOrg(db.sql);
@@ -86,10 +89,34 @@ describe.skipIf(!redisUrl)('npm run start:redirector (cluster)', () => {
         return all.every((r) => r.headers.location === 'https://cluster.example/v2');
       }, 1_000);
 
-      const metrics = (await send(port, '/metrics')).text;
-      expect(metrics).toMatch(/^redirector_workers 2$/m);
-      const redirects = Number(/^redirector_requests_total\{outcome="redirect"\} (\d+)$/m.exec(metrics)?.[1]);
-      expect(redirects).toBeGreaterThanOrEqual(30);
+      // The public port answers /metrics as it answers any unknown code.
+      const publicMetrics = await send(port, '/metrics');
+      expect({ status: publicMetrics.status, body: JSON.parse(publicMetrics.text) as unknown }).toEqual({
+        status: 404,
+        body: { errors: [{ code: 'EN001', message: "Short URL with shortCode 'metrics' not found" }] },
+      });
+
+      // ClickHouse is unreachable: the workers' inserts fail and their batches go to the spool;
+      // the primary's METRICS_PORT shows it, summed over both workers.
+      const sample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+      let metrics = '';
+      await until(async () => {
+        metrics = (await send(metricsPort, '/metrics')).text;
+        return sample(metrics, 'shortlink_analytics_insert_failures_total') > 0 && sample(metrics, 'shortlink_analytics_spooled_batches_total') > 0;
+      }, 15_000, 250);
+      expect(sample(metrics, 'redirector_workers')).toBe(2);
+      expect(sample(metrics, 'redirector_requests_total{outcome="redirect"}')).toBeGreaterThanOrEqual(30);
+      expect(sample(metrics, 'shortlink_analytics_spooled_bytes_total')).toBeGreaterThan(0);
+      expect(sample(metrics, 'shortlink_analytics_events_dropped_total{reason="queue_full"}')).toBe(0);
+      expect(metrics).toMatch(/^process_cpu_user_seconds_total \S+$/m);
+      expect(metrics).toMatch(/^nodejs_heap_size_used_bytes \S+$/m);
+      if (spawnSync('which', ['promtool']).status === 0) {
+        // Exit 1 would be a text promtool cannot parse; 3 is lint findings. prom-client's own
+        // default gauges nodejs_active_{handles,requests,resources}_total are the only ones allowed.
+        const lint = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+        const findings = `${lint.stdout}${lint.stderr}`.split('\n').filter((l) => l !== '' && !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(l));
+        expect({ status: lint.status === 3 && findings.length === 0 ? 0 : lint.status, findings }).toEqual({ status: 0, findings: [] });
+      }
     } finally {
       proc.child.kill('SIGTERM');
     }

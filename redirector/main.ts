@@ -5,17 +5,22 @@
 // fresh Redis cache epoch once in the primary, relays the outbox from the primary, and restarts
 // crashed workers. SIGHUP restarts the workers one by one (a new one listens before the old one
 // drains), so no request goes unanswered. SIGTERM drains every worker (SHUTDOWN_GRACE_MS) and
-// flushes its events; a second signal changes nothing. This file is wiring only. Exit code 2:
+// flushes its events; a second signal changes nothing. The primary alone serves GET /metrics on
+// METRICS_PORT: its own registry plus every worker's, added up at each scrape. Logs are JSON
+// (pino, LOG_LEVEL); a failure to start is one plain line. This file is wiring only. Exit code 2:
 // configuration; 3: uWS fallback.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
+import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { startMetricsServer, type MetricsText } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
+import { aggregateMetrics, createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { EXIT_CONFIG, startOrExit } from '../shared/runtime/startup.ts';
-import { announceReady, awaitInit, clusterMetricsClient, servePrimary, workerReady } from './cluster-messages.ts';
-import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { announceReady, answerMetricsCollections, awaitInit, servePrimary, workerReady } from './cluster-messages.ts';
+import { createRedirectorServer } from './create-redirector.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
 
 const EXIT_UWS_FALLBACK = 3;
@@ -23,15 +28,18 @@ const EXIT_UWS_FALLBACK = 3;
 const WORKER_FLUSH_MARGIN_MS = 15_000;
 const WORKER_READY_TIMEOUT_MS = 30_000;
 const role = cluster.isPrimary ? 'primary' : `worker ${cluster.worker?.id ?? '?'}`;
-const log = (m: string): void => void process.stderr.write(`[redirector ${role}] ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`[redirector ${role}] ${m}\n`);
 const entry = 'start:redirector';
 
 const config: RedirectorConfig = loadConfigOrExit(redirectorSchema);
+const logger = createLogger('redirector', config.LOG_LEVEL).child({ role });
+const log = logLines(logger);
+const metrics = createProcessMetrics();
 try {
   nativeUws();
 } catch (err) {
   if (!(err instanceof UwsFallbackError)) throw err;
-  log(err.message);
+  say(err.message);
   process.exit(EXIT_UWS_FALLBACK);
 }
 
@@ -40,11 +48,14 @@ else await runWorker(config);
 
 async function runPrimary(c: RedirectorConfig): Promise<void> {
   const workers = c.REDIRECT_WORKERS ?? availableParallelism();
-  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 1, log }), log);
+  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 1, log }), say);
   const epoch = (await backends.startCacheEpoch()) ?? '0';
   await backends.startOutboxRelay();
 
-  servePrimary(cluster, { t: 'init', epoch, workers });
+  const gatherWorkers = servePrimary(cluster, { t: 'init', epoch, workers });
+  const render = async (): Promise<MetricsText> => aggregateMetrics([await metrics.registry.getMetricsAsJSON(), ...(await gatherWorkers())]);
+  const metricsServer = await startOrExit(() => startMetricsServer(c.METRICS_PORT, c.METRICS_HOST, render, (err) => logger.error({ err }, 'metrics')), say);
+  log(`metrics on ${c.METRICS_HOST}:${metricsServer.port}/metrics`);
   let stopping = false;
   let rolling = false;
   const retiring = new Set<number>();
@@ -94,7 +105,7 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
     stopping = true;
     await Promise.all(alive().map((w) => stopWorker(w, stopDeadlineMs)));
   };
-  onShutdown([backends.close, stopWorkers], log);
+  onShutdown([backends.close, stopWorkers, metricsServer.close], log);
 }
 
 function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
@@ -113,12 +124,13 @@ function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
 
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
-  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), log);
+  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), say);
   const analytics = await backends.analytics();
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
   const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log });
-  let server: RedirectorServer | null = null;
-  server = await startOrExit(
+  metrics.watchPipeline(pipeline);
+  answerMetricsCollections(() => metrics.registry.getMetricsAsJSON());
+  const server = await startOrExit(
     async () =>
       createRedirectorServer({
         sql: backends.db.sql,
@@ -129,10 +141,10 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
         hitSink: pipeline.sink,
         config: c,
         workersHint: init.workers,
-        gatherMetrics: clusterMetricsClient(() => server?.metricsSnapshot() ?? {}),
+        metricsRegistry: metrics.registry,
         log,
       }),
-    log,
+    say,
   );
   onShutdown([backends.close, pipeline.close, server.close], log);
   announceReady();

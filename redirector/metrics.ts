@@ -1,12 +1,14 @@
 // Invariant: metrics are plain numbers owned by one process and changed synchronously on the hot
-// path (no allocation, no label parsing). A snapshot is a flat name→number map; snapshots of
-// several workers add up key by key, and the Prometheus text is rendered from one (merged)
-// snapshot only.
+// path (no allocation, no label parsing, no metrics library). A snapshot is a flat name→number
+// map for tests; Prometheus reads the same numbers at scrape time through collect() callbacks
+// (exposeRedirectorMetrics), served on METRICS_PORT, never on the redirect port.
+import type { Registry } from 'prom-client';
+import { readCounter, readGauge } from '../shared/runtime/prometheus-metrics.ts';
 import type { CacheTier } from '../shared/cache/tiered-cache.ts';
 import type { Outcome } from './decide-redirect.ts';
 import { ENTITY_KINDS, type EntityKind } from './entity-kinds.ts';
 
-export type RequestOutcome = Outcome | 'health' | 'metrics' | 'bad_method' | 'error' | 'qr_refused';
+export type RequestOutcome = Outcome | 'health' | 'bad_method' | 'error' | 'qr_refused';
 
 const OUTCOMES: readonly RequestOutcome[] = [
   'redirect',
@@ -21,7 +23,6 @@ const OUTCOMES: readonly RequestOutcome[] = [
   'suspended',
   'quota_exhausted',
   'health',
-  'metrics',
   'bad_method',
   'error',
 ];
@@ -75,6 +76,10 @@ export class RedirectorMetrics {
     this.#errors++;
   }
 
+  requestCounts(): Array<readonly [{ outcome: RequestOutcome }, number]> {
+    return [...this.#requests].map(([outcome, c]) => [{ outcome }, c.n] as const);
+  }
+
   snapshot(): MetricsSnapshot {
     const s: MetricsSnapshot = {};
     for (const [o, c] of this.#requests) s[`redirector_requests_total{outcome="${o}"}`] = c.n;
@@ -84,49 +89,34 @@ export class RedirectorMetrics {
     s['redirector_event_queue_depth'] = this.gauges.eventQueueDepth?.() ?? 0;
     s['redirector_event_flush_latency_seconds'] = (this.gauges.eventFlushLatencyMs?.() ?? 0) / 1000;
     s['redirector_click_counts_pending'] = this.gauges.pendingClicks?.() ?? 0;
-    s['redirector_usage_flush_seconds_count'] = this.#flushCount;
-    s['redirector_usage_flush_seconds_sum'] = this.#flushSecondsSum;
+    s['redirector_usage_flushes_total'] = this.#flushCount;
+    s['redirector_usage_flush_seconds_total'] = this.#flushSecondsSum;
     s['redirector_workers'] = 1;
     return s;
   }
 }
 
-export function mergeSnapshots(snapshots: readonly MetricsSnapshot[]): MetricsSnapshot {
-  const out: MetricsSnapshot = {};
-  for (const snap of snapshots) for (const [k, v] of Object.entries(snap)) out[k] = (out[k] ?? 0) + v;
-  // A latency is not additive: report the worst worker's.
-  const latencies = snapshots.map((s) => s['redirector_event_flush_latency_seconds'] ?? 0);
-  out['redirector_event_flush_latency_seconds'] = latencies.length ? Math.max(...latencies) : 0;
-  return out;
-}
-
-const HELP: Readonly<Record<string, [type: string, help: string]>> = {
-  redirector_requests_total: ['counter', 'Requests answered, by outcome.'],
-  redirector_cache_hits_total: ['counter', 'Entity lookups answered, by entity kind and by the tier that answered (postgres = loaded from the database).'],
-  redirector_events_handed_off_total: ['counter', 'Click and preview events handed to the analytics sink.'],
-  redirector_internal_errors_total: ['counter', 'Requests that failed with an internal error (500).'],
-  redirector_event_queue_depth: ['gauge', 'Analytics events waiting in the write buffer (all workers).'],
-  redirector_event_flush_latency_seconds: ['gauge', 'Latency of the last analytics batch write (worst worker).'],
-  redirector_click_counts_pending: ['gauge', 'Served clicks not yet added to usage_counters.'],
-  redirector_usage_flush_seconds: ['summary', 'Latency of click-usage flushes (Postgres + counter store).'],
-  redirector_workers: ['gauge', 'Worker processes whose metrics are included.'],
-};
-
-export function renderPrometheus(snapshot: MetricsSnapshot): string {
-  const byName = new Map<string, string[]>();
-  for (const [key, value] of Object.entries(snapshot)) {
-    const brace = key.indexOf('{');
-    let name = brace === -1 ? key : key.slice(0, brace);
-    if (name.endsWith('_count') || name.endsWith('_sum')) name = name.replace(/_(count|sum)$/, '');
-    const lines = byName.get(name) ?? [];
-    lines.push(`${key} ${Number.isFinite(value) ? value : 0}`);
-    byName.set(name, lines);
-  }
-  let out = '';
-  for (const [name, lines] of byName) {
-    const meta = HELP[name];
-    if (meta) out += `# HELP ${name} ${meta[1]}\n# TYPE ${name} ${meta[0]}\n`;
-    out += `${lines.join('\n')}\n`;
-  }
-  return out;
+/**
+ * Registers the counters of `m` in a prom-client registry. Nothing is recorded through
+ * prom-client: each scrape reads the plain numbers above through collect(), so the hot path
+ * costs the same increments as before. Summed across cluster workers, except the flush latency
+ * (the worst worker's).
+ */
+export function exposeRedirectorMetrics(registry: Registry, m: RedirectorMetrics): void {
+  readCounter(registry, 'redirector_requests_total', 'Requests answered, by outcome.', () => m.requestCounts(), { labelNames: ['outcome'] });
+  readCounter(
+    registry,
+    'redirector_cache_hits_total',
+    'Entity lookups answered, by entity kind and by the tier that answered (postgres = loaded from the database).',
+    () => KINDS.flatMap((kind) => TIERS.map((tier) => [{ kind, tier }, m.cacheCounters(kind)[tier]] as const)),
+    { labelNames: ['kind', 'tier'] },
+  );
+  readCounter(registry, 'redirector_events_handed_off_total', 'Click and preview events handed to the analytics sink.', () => m.snapshot()['redirector_events_handed_off_total'] ?? 0);
+  readCounter(registry, 'redirector_internal_errors_total', 'Requests that failed with an internal error (500).', () => m.snapshot()['redirector_internal_errors_total'] ?? 0);
+  readGauge(registry, 'redirector_event_queue_depth', 'Analytics events waiting in the write buffer (all workers).', () => m.gauges.eventQueueDepth?.() ?? 0);
+  readGauge(registry, 'redirector_event_flush_latency_seconds', 'Latency of the last analytics batch write (worst worker).', () => (m.gauges.eventFlushLatencyMs?.() ?? 0) / 1000, { aggregator: 'max' });
+  readGauge(registry, 'redirector_click_counts_pending', 'Served clicks not yet added to usage_counters.', () => m.gauges.pendingClicks?.() ?? 0);
+  readCounter(registry, 'redirector_usage_flushes_total', 'Click-usage flushes (Postgres + counter store).', () => m.snapshot()['redirector_usage_flushes_total'] ?? 0);
+  readCounter(registry, 'redirector_usage_flush_seconds_total', 'Time spent in click-usage flushes.', () => m.snapshot()['redirector_usage_flush_seconds_total'] ?? 0);
+  readGauge(registry, 'redirector_workers', 'Worker processes whose metrics are included.', () => 1);
 }

@@ -5,6 +5,7 @@
 // aborts, and the quota protocol across requests. Writes are announced on the bus the way the API and the
 // admin CLI do: bus.publish() after the SQL committed.
 import { connect } from 'node:net';
+import { Registry } from 'prom-client';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
@@ -34,6 +35,7 @@ let bus: MemoryInvalidationBus;
 let sink: MemoryHitSink;
 let server: RedirectorServer;
 let port: number;
+const registry = new Registry();
 
 beforeAll(async () => {
   db = await createTestDatabase(inject('embeddedPgUrl'));
@@ -46,6 +48,7 @@ beforeAll(async () => {
     clickCounter: new MemoryClickCounterStore(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: sink,
+    metricsRegistry: registry,
     usageFlushIntervalMs: 100,
     config: {
       REDIRECT_HOST: '127.0.0.1',
@@ -152,18 +155,21 @@ describe('errors', () => {
     expect(sink.hits).toHaveLength(0);
   });
 
-  it('other methods → 405; /healthz; /metrics in Prometheus text', async () => {
+  it('other methods → 405; /healthz; /metrics is not served here but read from the registry', async () => {
     expect((await get('/abcdefg', { method: 'POST' })).status).toBe(405);
     const health = await get('/healthz');
     expect(health.status).toBe(200);
     expect(JSON.parse(health.text)).toEqual({ response: { status: 'ok' } });
-    const metrics = await get('/metrics');
-    expect(metrics.status).toBe(200);
-    expect(metrics.headers['content-type']).toContain('text/plain');
-    expect(metrics.text).toMatch(/^redirector_requests_total\{outcome="redirect"\} [1-9]/m);
-    expect(metrics.text).toMatch(/^redirector_cache_hits_total\{kind="link",tier="lru"\} \d+/m);
-    expect(metrics.text).toMatch(/^redirector_event_queue_depth \d+/m);
-    expect(metrics.text).toMatch(/^redirector_usage_flush_seconds_count \d+/m);
+    const metrics = await get('/metrics'); // answered like any unknown code
+    expect(metrics.status).toBe(404);
+    expect(JSON.parse(metrics.text)).toEqual({ errors: [{ code: 'EN001', message: "Short URL with shortCode 'metrics' not found" }] });
+    // The hot counters reach Prometheus through the registry (served on METRICS_PORT by main.ts).
+    const text = await registry.metrics();
+    expect(text).toMatch(/^redirector_requests_total\{outcome="redirect"\} [1-9]/m);
+    expect(text).toMatch(/^redirector_cache_hits_total\{kind="link",tier="lru"\} [1-9]/m);
+    expect(text).toMatch(/^redirector_event_queue_depth \d+/m);
+    expect(text).toMatch(/^redirector_usage_flushes_total [1-9]/m);
+    expect(text).toMatch(/^# TYPE redirector_requests_total counter$/m);
   });
 });
 

@@ -1,6 +1,7 @@
 // Invariant: one uWS app per call, in the current process, and only transport: the uWS router
-// sends /healthz, /metrics, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD) to thin
-// handlers, everything else to a 404 envelope, other methods to 405. A handler copies every
+// sends /healthz, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD) to thin handlers,
+// everything else to a 404 envelope, other methods to 405 (/metrics is served on METRICS_PORT
+// only: here it is an unknown code). A handler copies every
 // request fact before any await, attaches onAborted before going asynchronous, and writes the
 // RedirectService's decision inside cork(). An LRU hit is answered synchronously with no network
 // round trip. Each served click or preview hands exactly one RawHit to the sink and (clicks only)
@@ -15,7 +16,7 @@ import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
-import { renderPrometheus, type MetricsSnapshot, type RedirectorMetrics } from './metrics.ts';
+import type { RedirectorMetrics } from './metrics.ts';
 import { QR_CONTENT_TYPES, type QrImage } from './qr-codes.ts';
 import { QrRefused, type QrRenderer } from './qr-renderer.ts';
 import type { RedirectService } from './redirect-service.ts';
@@ -33,8 +34,6 @@ export interface RedirectorServerOptions {
   port: number;
   /** Trusted proxies: the client address is the nearest X-Forwarded-For entry that is not one. */
   trustProxy: TrustProxy;
-  /** Cluster: gathers every worker's snapshot for /metrics; default: this process only. */
-  gatherMetrics?: (local: MetricsSnapshot) => Promise<MetricsSnapshot>;
   onError: (err: unknown) => void;
 }
 
@@ -301,27 +300,6 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     );
   }
 
-  async function handleMetrics(res: uWS.HttpResponse, method: Method): Promise<void> {
-    const aborted = watchAbort(res);
-    metrics.request('metrics');
-    let snapshot = metrics.snapshot();
-    inFlight++;
-    try {
-      if (o.gatherMetrics) snapshot = await o.gatherMetrics(snapshot);
-    } catch (err) {
-      o.onError(err);
-    } finally {
-      inFlight--;
-    }
-    if (aborted.value) return;
-    const body = renderPrometheus(snapshot);
-    res.cork(() => {
-      res.writeStatus('200 OK').writeHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').writeHeader('Cache-Control', 'no-store');
-      if (method === 'HEAD') endHead(res, draining);
-      else res.end(body, draining);
-    });
-  }
-
   /** Runs a handler; a synchronous failure answers 500 SML001. */
   const guarded =
     (method: Method, handler: (res: uWS.HttpResponse, req: uWS.HttpRequest) => void) =>
@@ -349,7 +327,6 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
         else writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD', false);
       }),
     );
-    register('/metrics', guarded(method, (res) => void handleMetrics(res, method)));
     register('/:code/qr.svg', guarded(method, (res, req) => handleRoute(res, req, method, 'svg')));
     register('/:code/qr.png', guarded(method, (res, req) => handleRoute(res, req, method, 'png')));
     register('/:code', guarded(method, (res, req) => handleRoute(res, req, method, null)));

@@ -3,6 +3,7 @@
 // preview up through the link invalidations the refresh queues.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedirectorServer, type RedirectorServer } from '../redirector/create-redirector.ts';
 import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
@@ -100,5 +101,19 @@ describe('refreshDestinationPreview', () => {
     expect(await refreshDestinationPreview({ previews: new PostgresPreviewStore(db.sql), maxAgeMs: 0 }, url)).toBe('failed');
     expect((await new PostgresPreviewStore(db.sql).load(url))?.title).toBe('Kept');
     expect(await refreshDestinationPreview({ ...deps, maxAgeMs: 60_000 }, url)).toBe('fresh');
+  });
+
+  it('counts every refresh once by outcome through the Telemetry port (shared in-flight fetches count once)', async () => {
+    const url = `${base}/counted`;
+    page = { title: 'Counted', xfo: '' };
+    const metrics = createProcessMetrics();
+    const deps = { previews: new PostgresPreviewStore(db.sql), allowPrivate: true, maxAgeMs: 0, telemetry: metrics.telemetry };
+    await Promise.all([refreshDestinationPreview(deps, url), refreshDestinationPreview(deps, url)]);
+    await refreshDestinationPreview(deps, url);
+    await refreshDestinationPreview({ ...deps, allowPrivate: false }, url);
+    await refreshDestinationPreview({ ...deps, maxAgeMs: 60_000 }, url);
+    const text = await metrics.registry.metrics();
+    const count = (outcome: string): number => Number(new RegExp(`^shortlink_preview_fetches_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    expect({ changed: count('changed'), unchanged: count('unchanged'), failed: count('failed'), fresh: count('fresh') }).toEqual({ changed: 1, unchanged: 1, failed: 1, fresh: 1 });
   });
 });

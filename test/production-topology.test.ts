@@ -1,7 +1,8 @@
 // The production topology end to end: `start:api`, `start:redirector` (a 2-worker uWS cluster)
 // and `start:ingest` as three processes over the machine's real Postgres and Redis, with a
 // test-only ClickHouse HTTP endpoint running the chDB engine. Covers cross-process cache
-// invalidation and a ClickHouse outage followed by recovery with no event lost or doubled.
+// invalidation and a ClickHouse outage followed by recovery with no event lost or doubled, seen
+// on each process's METRICS_PORT (insert failures and spooling on the redirector, backfill on ingest).
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -58,6 +59,13 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
   });
 
   let sent = 0;
+  /** GET /metrics on the METRICS_PORT a process logged (`metrics on 127.0.0.1:<port>/metrics`). */
+  const scrape = async (p: ChildService): Promise<string> => {
+    const port = /metrics on 127\.0\.0\.1:(\d+)\/metrics/.exec(p.output())?.[1];
+    expect(port).toBeDefined();
+    return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  };
+  const sample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}".]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const click = (code: string) => (sent++, send(redirectPort, `/${code}`, { host: 'sho.rt', headers: { 'user-agent': CHROME, accept: 'text/html' } }));
   const syncAll = async (): Promise<string[]> => {
     const ids: string[] = [];
@@ -97,6 +105,12 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     for (let i = 0; i < 7; i++) expect((await click('prod-outage')).status).toBe(302);
     expect(Date.now() - t0).toBeLessThan(2000); // an outage of the store does not slow redirects
     await new Promise((r) => setTimeout(r, 2500)); // let the workers' flushes fail and spool
+    // The redirector (the process doing the inserts) shows it on its METRICS_PORT.
+    const [api, redirector, ingest] = procs;
+    const during = await scrape(redirector!);
+    expect(sample(during, 'shortlink_analytics_insert_failures_total')).toBeGreaterThan(0);
+    expect(sample(during, 'shortlink_analytics_spooled_batches_total')).toBeGreaterThan(0);
+    expect(sample(during, 'shortlink_analytics_spooled_bytes_total')).toBeGreaterThan(0);
     await ch.start();
 
     await until(async () => (await syncAll()).length >= before + 7, 30_000, 500);
@@ -104,6 +118,11 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     const after = await syncAll();
     expect(after.length).toBe(before + 7);
     expect(new Set(after).size).toBe(after.length);
+    // ingest moved the spooled batches back; every process serves its own metrics.
+    const ingested = await scrape(ingest!);
+    expect(sample(ingested, 'shortlink_backfill_inserted_events_total')).toBeGreaterThanOrEqual(7);
+    expect(sample(ingested, `shortlink_backfill_pending_batches{spool="redis-stream:${prefix}analytics:spool"}`)).toBe(0);
+    expect(sample(await scrape(api!), 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
   }, 60_000);
 
   it('all three processes stop cleanly on SIGTERM', async () => {

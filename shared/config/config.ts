@@ -50,6 +50,10 @@ export const commonSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Lets the preview fetcher (API after a save) reach loopback/private addresses. Tests only. */
   PREVIEW_ALLOW_PRIVATE: bool.default(false),
+  /** This process's Prometheus endpoint (GET /metrics); co-located processes each need their own port; 0 picks a free one. */
+  METRICS_PORT: port.default(9464),
+  /** Interface of the metrics listener: loopback unless a scraper on another host needs it. */
+  METRICS_HOST: z.string().default('127.0.0.1'),
 });
 
 export const apiSchema = commonSchema.extend({

@@ -5,6 +5,7 @@
 // the outbox in the transaction that writes the row, so redirectors reload it.
 import { fetchPreview, type PreviewFetchOptions } from './preview-fetcher.ts';
 import type { PreviewStore, PreviewValues } from './preview-store.ts';
+import type { Telemetry } from '../runtime/telemetry.ts';
 
 export interface PreviewRefreshDeps {
   previews: PreviewStore;
@@ -14,6 +15,8 @@ export interface PreviewRefreshDeps {
   /** Skip URLs fetched more recently than this (ms). Default 1 hour; 0 always fetches. */
   maxAgeMs?: number;
   onError?: (err: unknown, url: string) => void;
+  /** Counts each refresh by outcome; default: nowhere. */
+  telemetry?: Telemetry;
 }
 
 export type PreviewRefreshOutcome = 'changed' | 'unchanged' | 'fresh' | 'failed';
@@ -53,6 +56,10 @@ export function refreshDestinationPreview(deps: PreviewRefreshDeps, url: string)
       .catch((err: unknown) => {
         deps.onError?.(err, url);
         return 'failed' as const;
+      })
+      .then((outcome) => {
+        deps.telemetry?.previewFetched(outcome);
+        return outcome;
       })
       .finally(() => inFlight.delete(url));
     inFlight.set(url, p);

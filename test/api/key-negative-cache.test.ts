@@ -40,7 +40,6 @@ beforeAll(async () => {
     keyLookup: counting,
     rateLimiter: new MemoryRateLimiter(() => clock),
     defaultShortDomain: 'sho.rt',
-    logLevel: 'silent',
     publicUrl: () => 'http://localhost',
     now: () => clock,
     // The analytics store is never reached by this suite (only the links list is called).

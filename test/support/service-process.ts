@@ -59,6 +59,8 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     LOG_LEVEL: 'warn',
     DEFAULT_SHORT_DOMAIN: 'sho.rt',
     REDIRECT_WORKERS: '1',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     ...extraEnv,
   };
   const api = `http://127.0.0.1:${apiPort}`;
@@ -141,7 +143,7 @@ export function productionEnv(s: ProductionServers, extra: Record<string, string
     CLICKHOUSE_URL: s.clickhouseUrl,
     DATA_DIR: s.dataDir,
     DEFAULT_SHORT_DOMAIN: 'sho.rt',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     API_PORT: String(s.apiPort),
     API_HOST: '127.0.0.1',
     REDIRECT_PORT: String(s.redirectPort),
@@ -149,6 +151,9 @@ export function productionEnv(s: ProductionServers, extra: Record<string, string
     REDIRECT_WORKERS: '2',
     INGEST_HEALTH_PORT: '0',
     INGEST_HEALTH_HOST: '127.0.0.1',
+    // Each process picks a free metrics port and logs it (`metrics on 127.0.0.1:<port>/metrics`).
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     ...extra,
   };
 }

@@ -25,6 +25,8 @@ export interface EventSpool {
   peek(max: number): Promise<SpoolEntry[]>;
   /** Removes a batch after its successful insert. Unknown or repeated ids are ignored. */
   ack(id: string): Promise<void>;
+  /** Bytes this object has appended since it was opened (encoded batches), for metrics. */
+  readonly appendedBytes?: number;
   /** Number of unacknowledged batches. */
   size(): Promise<number>;
   close(): Promise<void>;

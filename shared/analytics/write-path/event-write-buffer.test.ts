@@ -91,7 +91,7 @@ describe('EventWriteBuffer', () => {
     expect(final).toMatchObject({ queueDepth: 0, flushedEvents: 2500, droppedEvents: 0, inFlightBatches: 0 });
     expect(await store.countEvents(orgId)).toBe(2500);
     buf.push(rawHit({ orgId }));
-    expect(buf.metrics().droppedEvents).toBe(1);
+    expect(buf.metrics()).toMatchObject({ droppedEvents: 1, droppedByReason: { queue_full: 0, closed: 1, unsaved_at_close: 0 } });
     expect(await buf.close()).toBe(final); // idempotent
   });
 
@@ -109,7 +109,7 @@ describe('EventWriteBuffer', () => {
     const buf = buffer(await newSpool(), { maxBatch: 1000, maxQueuedEvents: 100 });
     const orgId = newOrgId();
     for (const h of hits(orgId, 150)) buf.push(h);
-    expect(buf.metrics()).toMatchObject({ queueDepth: 100, droppedEvents: 50 });
+    expect(buf.metrics()).toMatchObject({ queueDepth: 100, droppedEvents: 50, droppedByReason: { queue_full: 50, closed: 0, unsaved_at_close: 0 } });
     await buf.close();
     expect(await store.countEvents(orgId)).toBe(100);
   });

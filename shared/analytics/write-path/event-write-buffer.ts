@@ -58,8 +58,12 @@ export interface WriteBufferMetrics extends HitSinkMetrics {
   failedInserts: number;
   failedSpoolWrites: number;
   droppedEvents: number;
+  /** droppedEvents by cause: the memory bound was reached, a hit came after close(), or close() could neither insert nor spool it. */
+  droppedByReason: Record<DropReason, number>;
   storeAvailable: boolean;
 }
+
+export type DropReason = 'queue_full' | 'closed' | 'unsaved_at_close';
 
 /** Bytes a queued hit costs besides its text (object, ids, numbers), an upper estimate. */
 const HIT_FIXED_BYTES = 400;
@@ -95,6 +99,7 @@ export class EventWriteBuffer implements HitSink {
     failedSpoolWrites: 0,
     droppedEvents: 0,
   };
+  private readonly dropped: Record<DropReason, number> = { queue_full: 0, closed: 0, unsaved_at_close: 0 };
   private readonly maxBatch: number;
   private readonly maxQueued: number;
   private readonly maxQueuedBytes: number;
@@ -119,6 +124,7 @@ export class EventWriteBuffer implements HitSink {
     const bytes = hitBytes(hit);
     if (this.closing !== null || this.heldEvents() >= this.maxQueued || this.queuedBytes + bytes > this.maxQueuedBytes) {
       this.m.droppedEvents++;
+      this.dropped[this.closing === null ? 'queue_full' : 'closed']++;
       this.options.onDrop?.();
       return;
     }
@@ -156,6 +162,7 @@ export class EventWriteBuffer implements HitSink {
         }
         const lost = this.queue.length + this.unsaved.reduce((n, b) => n + b.records.length, 0);
         this.m.droppedEvents += lost;
+        this.dropped.unsaved_at_close += lost;
         this.queue = [];
         this.queuedBytes = 0;
         this.unsaved = [];
@@ -170,6 +177,7 @@ export class EventWriteBuffer implements HitSink {
       queueDepth: this.heldEvents(),
       inFlightBatches: this.inFlight.size,
       ...this.m,
+      droppedByReason: { ...this.dropped },
       storeAvailable: this.clock() >= this.storeDownUntil,
     };
   }

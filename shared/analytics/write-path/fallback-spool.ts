@@ -28,6 +28,10 @@ export class FallbackSpool implements EventSpool {
     this.#failover = new Failover({ retryPrimaryAfterMs: options.cooldownMs ?? 2_000, onSwitch: options.onSwitch, clock: options.clock });
   }
 
+  get appendedBytes(): number {
+    return (this.#o.primary.appendedBytes ?? 0) + (this.#o.fallback.appendedBytes ?? 0);
+  }
+
   append(batch: SpooledBatch): Promise<void> {
     return this.#failover.run(
       () => this.#o.primary.append(batch),

@@ -34,6 +34,7 @@ export class FileSpool implements EventSpool {
   private sealed: number[] = [];
   private active: { seq: number; handle: FileHandle; bytes: number } | null = null;
   private nextSeq = 1;
+  appendedBytes = 0;
   private readonly readSegments = new Map<number, ReadSegment>();
   /** Serialises every mutation of the directory. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -83,6 +84,7 @@ export class FileSpool implements EventSpool {
       await this.active.handle.appendFile(line);
       await this.active.handle.datasync();
       this.active.bytes += line.length;
+      this.appendedBytes += line.length;
     });
   }
 

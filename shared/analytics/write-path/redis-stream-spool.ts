@@ -19,6 +19,7 @@ export class RedisStreamSpool implements EventSpool {
   readonly key: string;
   private readonly redis: Redis;
   private readonly ownsClient: boolean;
+  appendedBytes = 0;
 
   constructor(options: RedisStreamSpoolOptions) {
     this.key = `${options.prefix}analytics:spool`;
@@ -28,7 +29,9 @@ export class RedisStreamSpool implements EventSpool {
   }
 
   async append(batch: { token: string; records: EventRecord[] }): Promise<void> {
-    await this.redis.xadd(this.key, '*', 'token', batch.token, 'records', JSON.stringify(batch.records));
+    const records = JSON.stringify(batch.records);
+    await this.redis.xadd(this.key, '*', 'token', batch.token, 'records', records);
+    this.appendedBytes += batch.token.length + Buffer.byteLength(records);
   }
 
   async peek(max: number): Promise<SpoolEntry[]> {

@@ -1,0 +1,54 @@
+// Invariant: a process's metrics are served only here, on METRICS_PORT bound to METRICS_HOST
+// (loopback by default), never on a public port: GET or HEAD /metrics answers 200 with the
+// Prometheus text the `render` callback produced at that moment; anything else is 404, and a
+// failing render is 500 with no detail. close() stops it at once.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface MetricsText {
+  contentType: string;
+  body: string;
+}
+
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startMetricsServer(port: number, host: string, render: () => Promise<MetricsText>, onError: (err: unknown) => void = () => {}): Promise<MetricsServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const head = req.method === 'HEAD';
+    if (path !== '/metrics' || (req.method !== 'GET' && !head)) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(head ? undefined : 'not found\n');
+      return;
+    }
+    render().then(
+      (m) => {
+        res.writeHead(200, { 'content-type': m.contentType, 'cache-control': 'no-store' });
+        res.end(head ? undefined : m.body);
+      },
+      (err: unknown) => {
+        onError(err);
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(head ? undefined : 'metrics unavailable\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
