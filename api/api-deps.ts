@@ -10,7 +10,7 @@ export interface ApiDeps {
   /** The API key store (Postgres); the API puts a short negative cache in front of it. */
   keyLookup: KeyLookup;
   rateLimiter: RateLimiter;
-  defaultShortDomain: string;
+  shortLinkBase: string;
   logLevel: string;
   /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
   publicUrl(): string;

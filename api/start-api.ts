@@ -2,7 +2,7 @@
 // opened (Postgres, the rate limiter, the analytics store, the preview store) and listen; the
 // returned closer stops accepting and drains in-flight requests.
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
-import type { ApiConfig } from '../shared/config/config.ts';
+import { shortLinkBase, type ApiConfig } from '../shared/config/config.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
@@ -16,7 +16,7 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
     sql: backends.db.sql,
     keyLookup: postgresKeyLookup(backends.db.sql),
     rateLimiter: backends.rateLimiter,
-    defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
+    shortLinkBase: shortLinkBase(config),
     logLevel: config.LOG_LEVEL,
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,

@@ -7,7 +7,7 @@
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
-import type { RedirectorConfig } from '../shared/config/config.ts';
+import { shortLinkBase, type RedirectorConfig } from '../shared/config/config.ts';
 import type { Sql } from '../shared/db/database.ts';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
@@ -26,7 +26,8 @@ export interface RedirectorDeps {
   clickCounter: ClickCounterStore;
   usageStore: UsageStore;
   hitSink: HitSink;
-  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'> & Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS'>>;
+  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY'> &
+    Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS' | 'DEFAULT_SHORT_DOMAIN' | 'SHORT_LINK_BASE_URL'>>;
   /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
   workersHint?: number;
   /** Cluster: gathers every worker's snapshot; default: this process only. */
@@ -65,7 +66,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     sql: deps.sql,
     cacheTier: deps.cacheTier,
     linkCacheEntries: config.LINK_CACHE_ENTRIES,
-    defaultHost: normalizeHost(config.DEFAULT_SHORT_DOMAIN),
+    shortLinkBase: shortLinkBase(config),
     hits: (kind) => metrics.cacheCounters(kind),
     onError,
   });

@@ -9,6 +9,7 @@
 // the LRU) within the bus's delivery time. Without Redis (embedded mode) there is no Redis tier;
 // with LINK_CACHE_ENTRIES=0 only the link LRU is off. Misses of one event-loop turn share one
 // Postgres query per kind.
+import { normalizeHost } from '../shared/domains/host-name.ts';
 import { findAppsByMobileAppIds, type MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import { BatchLoader } from '../shared/cache/batch-loader.ts';
@@ -28,8 +29,8 @@ export interface RedirectResolverOptions {
   /** The shared Redis tier; null in embedded mode. */
   cacheTier: SharedCacheTier | null;
   linkCacheEntries: number;
-  /** The default short domain, normalised: it serves every link. */
-  defaultHost: string;
+  /** Origin of the default smart links; its host, normalised, serves every link. */
+  shortLinkBase: string;
   hits: (kind: EntityKind) => Record<CacheTier, number>;
   onError: (err: unknown) => void;
 }
@@ -60,13 +61,15 @@ const MISSING = Symbol('missing');
 export class RedirectResolver {
   readonly #caches: { readonly [K in EntityKind]: TieredCache<Entity> };
   readonly #defaultHost: string;
+  readonly #shortLinkBase: string;
   readonly #onError: (err: unknown) => void;
   /** Misses of the attempt in progress (attempts are synchronous, so one scratch list serves). */
   #misses: Miss[] = [];
   #unsubscribe: (() => Promise<void>) | null = null;
 
   constructor(o: RedirectResolverOptions) {
-    this.#defaultHost = o.defaultHost;
+    this.#shortLinkBase = o.shortLinkBase;
+    this.#defaultHost = normalizeHost(new URL(o.shortLinkBase).host);
     this.#onError = o.onError;
     const common = {
       redis: o.cacheTier,
@@ -126,7 +129,7 @@ export class RedirectResolver {
   }
 
   #input(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
-    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: this.#defaultHost };
+    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, shortLinkBase: this.#shortLinkBase };
   }
 
   /** One pass over the resolution steps; MISSING when an entity is neither loaded nor in the LRU. */

@@ -28,7 +28,7 @@ export interface Actor {
 
 export interface LinkServiceDeps {
   sql: Sql;
-  defaultShortDomain: string;
+  shortLinkBase: string;
   /** Called after a committed save with the destination URL, to refresh its preview in the background. */
   onDestinationSaved?(url: string): void;
   now(): number;
@@ -178,5 +178,5 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
   const link = await findLinkByCode(deps.sql, code);
   if (!link) throw new AppError('SML001');
   const apps = await findAppsForOrg(deps.sql, actor.org.id, [link]);
-  return { view: toLinkResponse(link, apps, { defaultShortDomain: deps.defaultShortDomain, includeAppId: true }), created };
+  return { view: toLinkResponse(link, apps, { shortLinkBase: deps.shortLinkBase, includeAppId: true }), created };
 }

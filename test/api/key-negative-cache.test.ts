@@ -39,7 +39,7 @@ beforeAll(async () => {
     sql: db.sql,
     keyLookup: counting,
     rateLimiter: new MemoryRateLimiter(() => clock),
-    defaultShortDomain: 'sho.rt',
+    shortLinkBase: 'https://sho.rt',
     logLevel: 'silent',
     publicUrl: () => 'http://localhost',
     now: () => clock,
