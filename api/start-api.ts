@@ -5,6 +5,7 @@ import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-r
 import { shortLinkBase, type ApiConfig } from '../shared/config/config.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
+import { listenError } from '../shared/runtime/listen-failure.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
 import { buildApi } from './build-api.ts';
 
@@ -23,7 +24,12 @@ export async function startApi(backends: Backends, config: ApiConfig, log: (m: s
     onDestinationSaved: (url) => void refreshDestinationPreview(previews, url),
     analytics: storeAnalyticsReads(store),
   });
-  await app.listen({ port: config.API_PORT, host: config.API_HOST });
+  try {
+    await app.listen({ port: config.API_PORT, host: config.API_HOST });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenError({ portSetting: 'API_PORT', hostSetting: 'API_HOST', port: config.API_PORT, host: config.API_HOST }, (err as NodeJS.ErrnoException).code);
+  }
   const address = app.server.address();
   if (typeof address === 'object' && address) port = address.port;
   return { port, close: () => app.close() };

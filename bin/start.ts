@@ -10,13 +10,18 @@ import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { startOrExit } from '../shared/runtime/startup.ts';
+import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
+import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 
 const config = loadConfigOrExit(startSchema);
 const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
 const log = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
 
+// Before anything under DATA_DIR is touched: a second `npm start` on it stops here.
+const lock = await startOrExit(async () => lockDataDir(config.DATA_DIR), log);
+onStartupFailure(lock.release);
 const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
+onStartupFailure(backends.close);
 for (const line of backends.summary) log(line);
 // Before any listener opens, so the key is printed by the time the service answers.
 const demo = await ensureDemoOrganization(backends.db.sql);
@@ -38,6 +43,7 @@ await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), log);
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log: (m) => log(`analytics: ${m}`) });
+onStartupFailure(pipeline.close);
 
 const api = await startOrExit(() => startApi(backends, config, (m) => log(`api: ${m}`)), log);
 const redirector = await startOrExit(
@@ -57,5 +63,5 @@ const redirector = await startOrExit(
 
 log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port}`);
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
-// backends (relay, bus, store, database) close.
-onShutdown([backends.close, pipeline.close, api.close, redirector.close], log);
+// backends (relay, bus, store, database) close, and DATA_DIR's lock goes last.
+onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close], log);

@@ -7,16 +7,18 @@
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
+import { listenError } from '../shared/runtime/listen-failure.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { startOrExit } from '../shared/runtime/startup.ts';
+import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 
 const REPORT_INTERVAL_MS = 30_000;
 const log = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(ingestSchema);
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), log);
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 2, log }), log);
+onStartupFailure(backends.close);
 await backends.startOutboxRelay();
-const analytics = await backends.analytics();
+const analytics = await startOrExit(() => backends.analytics(), log);
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log });
 
 const report = setInterval(() => {
@@ -31,7 +33,13 @@ const report = setInterval(() => {
   }
 }, REPORT_INTERVAL_MS);
 report.unref();
-const health = await startOrExit(() => startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST), log);
+const health = await startOrExit(
+  () =>
+    startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST).catch((err: NodeJS.ErrnoException) => {
+      throw listenError({ portSetting: 'INGEST_HEALTH_PORT', hostSetting: 'INGEST_HEALTH_HOST', port: config.INGEST_HEALTH_PORT, host: config.INGEST_HEALTH_HOST }, err.code);
+    }),
+  log,
+);
 onShutdown([backends.close, pipeline.close, health.close], log);
 log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 log('backfill worker running');

@@ -13,7 +13,7 @@ import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytic
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { EXIT_CONFIG, startOrExit } from '../shared/runtime/startup.ts';
+import { EXIT_CONFIG, onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { announceReady, awaitInit, clusterMetricsClient, servePrimary, workerReady } from './cluster-messages.ts';
 import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
@@ -114,6 +114,7 @@ function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
   const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), log);
+  onStartupFailure(backends.close);
   const analytics = await backends.analytics();
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
   const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log });
