@@ -11,6 +11,7 @@ import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
+import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 
 const config = loadConfigOrExit(startSchema);
@@ -20,6 +21,16 @@ const log = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
 // Before anything under DATA_DIR is touched: a second `npm start` on it stops here.
 const lock = await startOrExit(async () => lockDataDir(config.DATA_DIR), log);
 onStartupFailure(lock.release);
+// Before the database, the demo key and chDB: a taken port is the only line a failed start prints.
+await startOrExit(async () => {
+  for (const s of [
+    { portSetting: 'API_PORT', hostSetting: 'API_HOST', port: config.API_PORT, host: config.API_HOST },
+    { portSetting: 'REDIRECT_PORT', hostSetting: 'REDIRECT_HOST', port: config.REDIRECT_PORT, host: config.REDIRECT_HOST },
+  ]) {
+    const problem = await listenProblem(s);
+    if (problem) throw problem;
+  }
+}, log);
 const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
 onStartupFailure(backends.close);
 for (const line of backends.summary) log(line);

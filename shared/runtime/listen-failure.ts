@@ -26,15 +26,23 @@ export function listenError(s: ListenSettings, code: string | undefined): SetupE
   }
 }
 
-/**
- * For a server library that reports no reason (uWS): tries the same address with node:net
- * (no SO_REUSEPORT, so a port held by anyone is refused) and names what it reports.
- */
-export async function probeListenError(s: ListenSettings): Promise<SetupError> {
-  const code = await new Promise<string | undefined>((resolve) => {
+/** Tries the address with node:net (no SO_REUSEPORT, so a port held by anyone is refused): the error code, or null when it could listen. */
+function tryListen(s: ListenSettings): Promise<string | null> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
-    probe.listen({ port: s.port, host: s.host, exclusive: true }, () => probe.close(() => resolve(undefined)));
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'unknown'));
+    probe.listen({ port: s.port, host: s.host, exclusive: true }, () => probe.close(() => resolve(null)));
   });
-  return listenError(s, code);
+}
+
+/** The SetupError a listener on `s` would meet now; null when the address is free (or the port is 0). */
+export async function listenProblem(s: ListenSettings): Promise<SetupError | null> {
+  if (s.port === 0) return null;
+  const code = await tryListen(s);
+  return code === null ? null : listenError(s, code);
+}
+
+/** For a server library that reports no reason (uWS): names what node:net meets on the same address. */
+export async function probeListenError(s: ListenSettings): Promise<SetupError> {
+  return listenError(s, (await tryListen(s)) ?? undefined);
 }
