@@ -13,7 +13,7 @@ export interface ApiDeps {
   /** The API key store (Postgres); the API puts a short negative cache in front of it. */
   keyLookup: KeyLookup;
   rateLimiter: RateLimiter;
-  defaultShortDomain: string;
+  shortLinkBase: string;
   /** Trusted proxies (TRUST_PROXY) for request.ip; default: none. */
   trustProxy?: TrustProxy;
   /** The process's pino logger (request logs carry reqId); none: the API logs nothing. */

@@ -9,7 +9,7 @@ import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { startOrExit } from '../shared/runtime/startup.ts';
+import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { startApi } from './start-api.ts';
 
 const config = loadConfigOrExit(apiSchema);
@@ -18,6 +18,7 @@ const logger = createLogger('api', config.LOG_LEVEL);
 const log = logLines(logger);
 const metrics = createProcessMetrics();
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:api', log }), say);
+onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry }), say);
 const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), say);

@@ -3,11 +3,12 @@
 // returned closer stops accepting and drains in-flight requests. Preview refreshes after saves go
 // through one bounded, fair PreviewFetchQueue per process.
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
-import type { ApiConfig } from '../shared/config/config.ts';
+import { shortLinkBase, type ApiConfig } from '../shared/config/config.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
 import type { Logger } from '../shared/runtime/logger.ts';
+import { listenError } from '../shared/runtime/listen-failure.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
 import type { Telemetry } from '../shared/runtime/telemetry.ts';
 import { buildApi } from './build-api.ts';
@@ -26,7 +27,7 @@ export async function startApi(backends: Backends, config: ApiConfig, o: { logge
     sql: backends.db.sql,
     keyLookup: postgresKeyLookup(backends.db.sql),
     rateLimiter: backends.rateLimiter,
-    defaultShortDomain: config.DEFAULT_SHORT_DOMAIN,
+    shortLinkBase: shortLinkBase(config),
     trustProxy: config.TRUST_PROXY,
     logger: o.logger,
     telemetry: o.telemetry,
@@ -35,7 +36,12 @@ export async function startApi(backends: Backends, config: ApiConfig, o: { logge
     onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),
     analytics: storeAnalyticsReads(store),
   });
-  await app.listen({ port: config.API_PORT, host: config.API_HOST });
+  try {
+    await app.listen({ port: config.API_PORT, host: config.API_HOST });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenError({ portSetting: 'API_PORT', hostSetting: 'API_HOST', port: config.API_PORT, host: config.API_HOST }, (err as NodeJS.ErrnoException).code);
+  }
   const address = app.server.address();
   if (typeof address === 'object' && address) port = address.port;
   return {

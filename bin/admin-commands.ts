@@ -21,7 +21,7 @@ import { textTable } from './text-table.ts';
 
 export interface AdminContext {
   sql: Sql;
-  defaultShortDomain: string;
+  shortLinkBase: string;
   now(): number;
 }
 
@@ -81,7 +81,7 @@ async function setLinkActive(ctx: AdminContext, values: Values, isActive: boolea
   const link = await findLinkByCode(ctx.sql, code);
   if (link === null || link.orgId !== org.id) throw linkNotFound(code);
   const { view } = await saveLink(
-    { sql: ctx.sql, defaultShortDomain: ctx.defaultShortDomain, now: ctx.now },
+    { sql: ctx.sql, shortLinkBase: ctx.shortLinkBase, now: ctx.now },
     { org, attribution: values.by === undefined ? 'admin-cli' : email(need(values, 'by')), via: 'INTERNAL' },
     { url: link.url, shortCode: code, isActive },
   );
@@ -285,7 +285,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     run: async (ctx, v) => {
       const by = email(need(v, 'by'));
       const { view } = await saveLink(
-        { sql: ctx.sql, defaultShortDomain: ctx.defaultShortDomain, now: ctx.now },
+        { sql: ctx.sql, shortLinkBase: ctx.shortLinkBase, now: ctx.now },
         { org: await orgOf(ctx, v), attribution: by, via: 'INTERNAL' },
         { url: need(v, 'url') },
       );

@@ -13,7 +13,9 @@ import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { startOrExit } from '../shared/runtime/startup.ts';
+import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
+import { listenProblem } from '../shared/runtime/listen-failure.ts';
+import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 
 const config = loadConfigOrExit(startSchema);
 const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
@@ -22,7 +24,21 @@ const log = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
 const logger = createLogger('shortlink', config.LOG_LEVEL);
 const metrics = createProcessMetrics();
 
+// Before anything under DATA_DIR is touched: a second `npm start` on it stops here.
+const lock = await startOrExit(async () => lockDataDir(config.DATA_DIR), log);
+onStartupFailure(lock.release);
+// Before the database, the demo key and chDB: a taken port is the only line a failed start prints.
+await startOrExit(async () => {
+  for (const s of [
+    { portSetting: 'API_PORT', hostSetting: 'API_HOST', port: config.API_PORT, host: config.API_HOST },
+    { portSetting: 'REDIRECT_PORT', hostSetting: 'REDIRECT_HOST', port: config.REDIRECT_PORT, host: config.REDIRECT_HOST },
+  ]) {
+    const problem = await listenProblem(s);
+    if (problem) throw problem;
+  }
+}, log);
 const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
+onStartupFailure(backends.close);
 for (const line of backends.summary) log(line);
 // Before any listener opens, so the key is printed by the time the service answers.
 const demo = await ensureDemoOrganization(backends.db.sql);
@@ -45,6 +61,7 @@ await backends.startOutboxRelay();
 const analytics = await startOrExit(() => backends.analytics(), log);
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log: (m) => log(`analytics: ${m}`) });
 metrics.watchPipeline(pipeline);
+onStartupFailure(pipeline.close);
 
 const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry }), log);
 const redirector = await startOrExit(
@@ -65,7 +82,7 @@ const redirector = await startOrExit(
 
 log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port}`);
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
-// backends (relay, bus, store, database) close.
+// backends (relay, bus, store, database) close, and DATA_DIR's lock goes last.
 const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), log);
 log(`metrics of the whole process on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);
-onShutdown([backends.close, pipeline.close, api.close, redirector.close, metricsServer.close], log);
+onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, metricsServer.close], log);

@@ -10,10 +10,11 @@ import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
 import { createLogger, logLines } from '../shared/runtime/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
+import { listenError } from '../shared/runtime/listen-failure.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { startOrExit } from '../shared/runtime/startup.ts';
+import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 
 const REPORT_INTERVAL_MS = 30_000;
 const say = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
@@ -21,9 +22,10 @@ const config = loadConfigOrExit(ingestSchema);
 const logger = createLogger('ingest', config.LOG_LEVEL);
 const log = logLines(logger);
 const metrics = createProcessMetrics();
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', poolSize: 2, log }), say);
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 2, log }), say);
+onStartupFailure(backends.close);
 await backends.startOutboxRelay();
-const analytics = await backends.analytics();
+const analytics = await startOrExit(() => backends.analytics(), log);
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log });
 metrics.watchPipeline(pipeline);
 
@@ -39,7 +41,13 @@ const report = setInterval(() => {
   }
 }, REPORT_INTERVAL_MS);
 report.unref();
-const health = await startOrExit(() => startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST), say);
+const health = await startOrExit(
+  () =>
+    startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST).catch((err: NodeJS.ErrnoException) => {
+      throw listenError({ portSetting: 'INGEST_HEALTH_PORT', hostSetting: 'INGEST_HEALTH_HOST', port: config.INGEST_HEALTH_PORT, host: config.INGEST_HEALTH_HOST }, err.code);
+    }),
+  say,
+);
 const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), say);
 onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], log);
 log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);

@@ -7,7 +7,7 @@
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
-import { DEFAULT_LINK_CACHE_MAX_BYTES, type RedirectorConfig } from '../shared/config/config.ts';
+import { DEFAULT_LINK_CACHE_MAX_BYTES, shortLinkBase, type RedirectorConfig } from '../shared/config/config.ts';
 import type { Sql } from '../shared/db/database.ts';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
@@ -28,7 +28,8 @@ export interface RedirectorDeps {
   clickCounter: ClickCounterStore;
   usageStore: UsageStore;
   hitSink: HitSink;
-  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY' | 'DEFAULT_SHORT_DOMAIN'> & Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES' | 'LINK_CACHE_MAX_BYTES'>>;
+  config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY'> &
+    Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS' | 'DEFAULT_SHORT_DOMAIN' | 'SHORT_LINK_BASE_URL' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES' | 'LINK_CACHE_MAX_BYTES'>>;
   /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
   workersHint?: number;
   /** The process's Prometheus registry; the hot counters are read into it at scrape time. */
@@ -73,8 +74,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     cacheTier: deps.cacheTier,
     linkCacheEntries: config.LINK_CACHE_ENTRIES,
     linkCacheMaxBytes: config.LINK_CACHE_MAX_BYTES ?? DEFAULT_LINK_CACHE_MAX_BYTES,
-    defaultHost: normalizeHost(config.DEFAULT_SHORT_DOMAIN),
-    defaultShortDomain: config.DEFAULT_SHORT_DOMAIN.trim().toLowerCase(),
+    shortLinkBase: shortLinkBase(config),
     hits: (kind) => metrics.cacheCounters(kind),
     onError,
   });

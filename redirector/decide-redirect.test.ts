@@ -31,7 +31,7 @@ function input(over: Partial<DecisionInput> = {}): DecisionInput {
     org: organizationOf(ORG, 'PRO'),
     apps: new Map(),
     quota: { allowed: true },
-    defaultShortDomain: 'sho.rt',
+    shortLinkBase: 'https://sho.rt',
     ...over,
   };
 }
@@ -148,6 +148,12 @@ describe('QR route', () => {
     expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', ORG) }), facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
     expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', 'new-owner') }), facts(), NOW)).toMatchObject({ content: 'https://sho.rt/abcdefg?qr=1' });
     expect(answer(decideRedirect(input({ route: qr, link: link({ isActive: false }) }), facts(), NOW)).outcome).toBe('archived');
+  });
+
+  it('keeps the short link base as given, scheme and port included (embedded http://localhost:<port>)', () => {
+    const local = input({ route: qr, shortLinkBase: 'http://localhost:8080' });
+    expect(decideRedirect(local, facts(), NOW)).toMatchObject({ content: 'http://localhost:8080/abcdefg?qr=1' });
+    expect(decideRedirect({ ...local, linkDomain: domainOf('go.acme.test', ORG) }, facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
   });
 });
 

@@ -39,7 +39,8 @@ export interface DecisionInput {
   apps: ReadonlyMap<string, MobileApp | null>;
   /** Admission of one more click; null when not needed (crawler, no link…). */
   quota: QuotaView | null;
-  defaultShortDomain: string;
+  /** Origin of the default smart links (shortLinkBase in shared/config). */
+  shortLinkBase: string;
 }
 
 export type Outcome =
@@ -114,12 +115,12 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   if (!link.isActive) return errorAnswer(linkArchived(), 'archived', route.shortCode, facts);
 
   if (route.kind === 'qr') {
-    const host = input.linkDomain !== null && input.linkDomain.orgId === link.orgId ? input.linkDomain.host : input.defaultShortDomain;
-    return { kind: 'qr', format: route.format, content: `${smartLinkOf(host, link.shortCode)}?qr=1`, outcome: 'qr' };
+    const domainHost = input.linkDomain !== null && input.linkDomain.orgId === link.orgId ? input.linkDomain.host : null;
+    return { kind: 'qr', format: route.format, content: `${smartLinkOf(domainHost, input.shortLinkBase, link.shortCode)}?qr=1`, outcome: 'qr' };
   }
 
   const record = facts.method === 'GET';
-  const shortUrl = smartLinkOf(input.hostDomain?.host ?? input.defaultShortDomain, link.shortCode);
+  const shortUrl = smartLinkOf(input.hostDomain?.host ?? null, input.shortLinkBase, link.shortCode);
   const destination = link.safeDestination;
 
   if (isPreviewCrawler(facts.userAgent)) {

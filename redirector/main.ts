@@ -18,9 +18,9 @@ import { startMetricsServer, type MetricsText } from '../shared/runtime/metrics-
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { aggregateMetrics, createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { EXIT_CONFIG, startOrExit } from '../shared/runtime/startup.ts';
+import { EXIT_CONFIG, onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { announceReady, answerMetricsCollections, awaitInit, servePrimary, workerReady } from './cluster-messages.ts';
-import { createRedirectorServer } from './create-redirector.ts';
+import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
 
 const EXIT_UWS_FALLBACK = 3;
@@ -125,6 +125,7 @@ function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
   const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), say);
+  onStartupFailure(backends.close);
   const analytics = await backends.analytics();
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
   const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log });

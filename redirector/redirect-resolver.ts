@@ -10,6 +10,7 @@
 // the key it names (Redis entry first, then the LRU; a domain's host is re-read) within the bus's
 // delivery time. Without Redis (embedded mode) there is no Redis tier; with LINK_CACHE_ENTRIES=0
 // only the link LRU is off. Misses of one event-loop turn share one Postgres query per kind.
+import { normalizeHost } from '../shared/domains/host-name.ts';
 import { findAppsByMobileAppIds, type MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import { BatchLoader } from '../shared/cache/batch-loader.ts';
@@ -32,10 +33,8 @@ export interface RedirectResolverOptions {
   linkCacheEntries: number;
   /** Byte budget of the in-process link cache (LINK_CACHE_MAX_BYTES). */
   linkCacheMaxBytes: number;
-  /** The default short domain, normalised (no port): it serves every link. */
-  defaultHost: string;
-  /** The default short domain as configured (with its port, if any): the host of printed links. */
-  defaultShortDomain: string;
+  /** Origin of the default smart links; its host, normalised, serves every link. */
+  shortLinkBase: string;
   hits: (kind: EntityKind) => Record<CacheTier, number>;
   onError: (err: unknown) => void;
 }
@@ -74,15 +73,15 @@ export class RedirectResolver {
   readonly #caches: { readonly [K in CachedKind]: TieredCache<Entity> };
   readonly #domains: DomainDirectory;
   readonly #defaultHost: string;
-  readonly #defaultShortDomain: string;
+  readonly #shortLinkBase: string;
   readonly #onError: (err: unknown) => void;
   /** Misses of the attempt in progress (attempts are synchronous, so one scratch list serves). */
   #misses: Miss[] = [];
   #unsubscribe: (() => Promise<void>) | null = null;
 
   constructor(o: RedirectResolverOptions) {
-    this.#defaultHost = o.defaultHost;
-    this.#defaultShortDomain = o.defaultShortDomain;
+    this.#shortLinkBase = o.shortLinkBase;
+    this.#defaultHost = normalizeHost(new URL(o.shortLinkBase).host);
     this.#onError = o.onError;
     const common = {
       redis: o.cacheTier,
@@ -151,7 +150,7 @@ export class RedirectResolver {
   }
 
   #input(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
-    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, defaultShortDomain: this.#defaultShortDomain };
+    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, shortLinkBase: this.#shortLinkBase };
   }
 
   /** One pass over the resolution steps; MISSING when an entity is neither loaded nor in the LRU. */

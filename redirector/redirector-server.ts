@@ -15,6 +15,7 @@ import { clientAddressChooser, type TrustProxy } from '../shared/net/trusted-pro
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
+import { probeListenError } from '../shared/runtime/listen-failure.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer, type Route } from './decide-redirect.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import { QR_CONTENT_TYPES, type QrImage } from './qr-codes.ts';
@@ -345,12 +346,8 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     writeJson(res, '405 Method Not Allowed', '{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}', false, draining, [['Allow', 'GET, HEAD']]);
   });
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(o.host, o.port, (socket) => {
-      if (socket) resolve(socket);
-      else reject(new Error(`redirector cannot listen on ${o.host}:${o.port}`));
-    });
-  });
+  const listenSocket = await new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(o.host, o.port, resolve));
+  if (!listenSocket) throw await probeListenError({ portSetting: 'REDIRECT_PORT', hostSetting: 'REDIRECT_HOST', port: o.port, host: o.host });
   let drained: Promise<void> | null = null;
   return {
     port: uws.us_socket_local_port(listenSocket),

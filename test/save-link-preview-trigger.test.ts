@@ -15,7 +15,7 @@ afterAll(async () => db?.drop());
 describe('saveLink and preview refreshes', () => {
   it('asks on create and on a url change, never on an update that keeps the url', async () => {
     const asked: [string, string][] = [];
-    const deps: LinkServiceDeps = { sql: db.sql, defaultShortDomain: 'sho.rt', now: Date.now, onDestinationSaved: (url, orgId) => asked.push([url, orgId]) };
+    const deps: LinkServiceDeps = { sql: db.sql, shortLinkBase: 'https://sho.rt', now: Date.now, onDestinationSaved: (url, orgId) => asked.push([url, orgId]) };
     const org = await createOrganization(db.sql, { name: 'preview-trigger', plan: 'BUSINESS' });
     const actor: Actor = { org, attribution: 'test', via: 'EXTERNAL' };
 

@@ -16,7 +16,7 @@ const actorOf = (p: Principal): Actor => ({ org: p.org, attribution: `api-key:${
 export function linkServiceDeps(deps: ApiDeps): LinkServiceDeps {
   return {
     sql: deps.sql,
-    defaultShortDomain: deps.defaultShortDomain,
+    shortLinkBase: deps.shortLinkBase,
     onDestinationSaved: deps.onDestinationSaved,
     now: deps.now,
   };
@@ -81,7 +81,7 @@ export function registerLinkRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const principal = principalOf(request);
     const query = request.query as Record<string, unknown>;
     if (query.format !== undefined) throw validationFailed('format is not a parameter of this endpoint');
-    const result = await listLinks(deps.sql, principal.org.id, parseListRequest(query), deps.defaultShortDomain);
+    const result = await listLinks(deps.sql, principal.org.id, parseListRequest(query), deps.shortLinkBase);
     return { response: result };
   });
 }

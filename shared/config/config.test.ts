@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, startSchema } from './config.ts';
+import { commonSchema, ConfigError, parseConfig, shortLinkBase, startSchema } from './config.ts';
 
 describe('config', () => {
   it('applies the documented defaults', () => {
     const c = parseConfig(startSchema, {});
     expect(c).toMatchObject({ API_PORT: 3000, REDIRECT_PORT: 8080, DATA_DIR: './data', TRUST_PROXY: { kind: 'hops', hops: 0 }, LOG_LEVEL: 'info' });
     expect(c.DATABASE_URL).toBeUndefined();
+  });
+
+  it('SHORT_LINK_BASE_URL is the smartLink origin; else https://DEFAULT_SHORT_DOMAIN; else the local redirector over http', () => {
+    expect(shortLinkBase(parseConfig(startSchema, {}))).toBe('http://localhost:8080');
+    expect(shortLinkBase(parseConfig(startSchema, { REDIRECT_PORT: '9090' }))).toBe('http://localhost:9090');
+    expect(shortLinkBase(parseConfig(commonSchema, { REDIRECT_PORT: '9090' }))).toBe('http://localhost:9090');
+    expect(shortLinkBase(parseConfig(startSchema, { DEFAULT_SHORT_DOMAIN: 'Sho.rt' }))).toBe('https://sho.rt');
+    const both = parseConfig(startSchema, { DEFAULT_SHORT_DOMAIN: 'sho.rt', SHORT_LINK_BASE_URL: 'HTTP://Links.Example:8443/' });
+    expect(shortLinkBase(both)).toBe('http://links.example:8443');
+  });
+
+  it('SHORT_LINK_BASE_URL must be an http(s) origin without path, query or fragment', () => {
+    for (const bad of ['sho.rt', 'ftp://sho.rt', 'https://sho.rt/x', 'https://sho.rt?a=1', 'https://sho.rt#top', 'https://u:p@sho.rt', 'https://sho.rt?']) {
+      expect(() => parseConfig(startSchema, { SHORT_LINK_BASE_URL: bad }), bad).toThrow(/SHORT_LINK_BASE_URL: must be an http:\/\/ or https:\/\/ origin/);
+    }
   });
 
   it('lists every problem at once', () => {

@@ -21,13 +21,41 @@ const bool = z
 /** The in-process link cache's default byte budget (64 MiB). */
 export const DEFAULT_LINK_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
+/** `value` as an origin (`scheme://host[:port]`) when it is an http(s) URL with nothing after the authority; else null. */
+function httpOrigin(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || url.pathname !== '/') return null;
+  // `https://sho.rt?` and `https://sho.rt#` parse with empty search/hash: refuse them as text.
+  if (/[?#]/.test(value)) return null;
+  return url.origin;
+}
+
 /** Fields every process shares. */
 export const commonSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
+  /** Host of the default short links, served over https (SHORT_LINK_BASE_URL takes precedence). */
   DEFAULT_SHORT_DOMAIN: z
     .string()
     .regex(/^[a-z0-9.-]+(:\d+)?$/i, 'must be a host name, optionally with :port')
-    .default('localhost:8080'),
+    .optional(),
+  /** Public origin of the default short links, scheme included (e.g. https://sho.rt); see shortLinkBase. */
+  SHORT_LINK_BASE_URL: z.string().trim().optional().transform((v, ctx) => {
+    if (v === undefined || v === '') return undefined;
+    const origin = httpOrigin(v);
+    if (origin === null) {
+      ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// origin without path, query or fragment (e.g. https://sho.rt)' });
+      return z.NEVER;
+    }
+    return origin;
+  }),
+  /** The redirector's port; the other processes read it for the default of SHORT_LINK_BASE_URL. */
+  REDIRECT_PORT: port.default(8080),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   CLICKHOUSE_URL: optionalUrl(['http://', 'https://']),
@@ -68,7 +96,6 @@ export const apiSchema = commonSchema.extend({
 });
 
 export const redirectorSchema = commonSchema.extend({
-  REDIRECT_PORT: port.default(8080),
   REDIRECT_HOST: z.string().default('0.0.0.0'),
   REDIRECT_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Entries of the in-process link cache; 0 disables the LRU tier (bench: warm path). */
@@ -94,6 +121,17 @@ export type ApiConfig = z.infer<typeof apiSchema>;
 export type RedirectorConfig = z.infer<typeof redirectorSchema>;
 export type IngestConfig = z.infer<typeof ingestSchema>;
 export type StartConfig = z.infer<typeof startSchema>;
+
+/**
+ * The origin every default smartLink and QR code starts with: SHORT_LINK_BASE_URL, else
+ * https://<DEFAULT_SHORT_DOMAIN>, else http://localhost:<REDIRECT_PORT> (the embedded
+ * redirector, so a printed link opens as printed). Custom domains are https://<domain>.
+ */
+export function shortLinkBase(config: Pick<CommonConfig, 'REDIRECT_PORT'> & Partial<Pick<CommonConfig, 'SHORT_LINK_BASE_URL' | 'DEFAULT_SHORT_DOMAIN'>>): string {
+  if (config.SHORT_LINK_BASE_URL) return config.SHORT_LINK_BASE_URL;
+  if (config.DEFAULT_SHORT_DOMAIN) return `https://${config.DEFAULT_SHORT_DOMAIN.toLowerCase()}`;
+  return `http://localhost:${config.REDIRECT_PORT}`;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

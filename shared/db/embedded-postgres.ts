@@ -1,8 +1,11 @@
 // Invariant: one Postgres cluster per DATA_DIR. The first process to need it starts it and owns
 // it (stops it on close); any other process (the admin CLI while the server runs) finds the live
 // postmaster through postmaster.pid and connects to it without owning it. Where the binaries and
-// the data live when running as root is embeddedPostgresHome's decision.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+// the data live when running as root is embeddedPostgresHome's decision. The postmaster runs in
+// its own process group (detached), so a terminal's Ctrl-C (SIGINT to the foreground group)
+// reaches only our process, whose shutdown stops the cluster last.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../runtime/free-port.ts';
 import { embeddedPostgresHome } from './embedded-postgres-home.ts';
@@ -81,25 +84,66 @@ export async function openEmbeddedPostgres(dataDir: string, log: (m: string) => 
     port,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: (m) => log(String(m).trimEnd()),
     onError: (m) => log(`[error] ${String(m)}`),
   });
   // initialise() on an existing cluster fails: PG_VERSION marks a finished initdb.
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
-  try {
-    await pg.start();
-  } catch {
-    throw new Error(`embedded Postgres did not start in ${dir}; see its log with LOG_LEVEL=debug`);
-  }
-  let stopped = false;
+  const postmaster = await startPostmaster(join(home.binDir, 'postgres'), dir, port, log);
+  let stopped: Promise<void> | null = null;
   return {
     url: urlFor(port),
     notes: home.notes,
-    release: async () => {
-      if (stopped) return;
-      stopped = true;
-      await pg.stop();
-    },
+    release: () => (stopped ??= stopPostmaster(postmaster)),
   };
+}
+
+const READY = 'database system is ready to accept connections';
+const STOP_FAST_MS = 15_000;
+
+/**
+ * Starts `postgres` on `dir` in a process group of its own (embedded-postgres' start() offers no
+ * spawn options), as the owner of the data directory (the system user 'postgres' when we are
+ * root), and resolves once it accepts connections.
+ */
+function startPostmaster(bin: string, dir: string, port: number, log: (m: string) => void): Promise<ChildProcess> {
+  const owner = statSync(dir);
+  const asOwner = typeof process.getuid === 'function' && process.getuid() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
+  const child = spawn(bin, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
+    ...asOwner,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let recent = '';
+    const onExit = (): void => {
+      const reason = recent.split('\n').find((line) => /FATAL|ERROR/.test(line))?.trim();
+      reject(new Error(`embedded Postgres did not start in ${dir}${reason ? `: ${reason}` : ''}; see its log with LOG_LEVEL=debug`));
+    };
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      log(text.trimEnd());
+      recent = (recent + text).slice(-8_000);
+      if (recent.includes(READY)) {
+        child.off('exit', onExit);
+        resolve(child);
+      }
+    });
+    child.once('exit', onExit);
+    child.once('error', (err) => reject(new Error(`embedded Postgres did not start in ${dir}: ${err.message}`)));
+  });
+}
+
+/** Fast shutdown (SIGINT); an immediate one (SIGQUIT) if that takes longer than STOP_FAST_MS. */
+function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const late = setTimeout(() => child.kill('SIGQUIT'), STOP_FAST_MS);
+    child.once('exit', () => {
+      clearTimeout(late);
+      resolve();
+    });
+    child.kill('SIGINT');
+  });
 }

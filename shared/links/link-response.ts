@@ -96,7 +96,7 @@ export type BulkSaveResponse = z.infer<typeof bulkSaveResponseSchema>;
 export type ListResponse = z.infer<typeof listResponseSchema>;
 
 export interface ResponseOptions {
-  defaultShortDomain: string;
+  shortLinkBase: string;
   /** Save responses carry deepLinks[].appId; list responses do not. */
   includeAppId: boolean;
 }
@@ -128,7 +128,7 @@ export function toLinkResponse(link: Link, apps: ReadonlyMap<string, MobileApp>,
     url: link.url,
     shortCode: link.shortCode,
     shortLinkName: link.shortLinkName ?? undefined,
-    smartLink: smartLinkOf(link.domainHost ?? opts.defaultShortDomain, link.shortCode),
+    smartLink: smartLinkOf(link.domainHost, opts.shortLinkBase, link.shortCode),
     isActive: link.isActive,
     cloakEnabled: link.cloakEnabled,
     utmSource: link.utmSource ?? undefined,

@@ -49,9 +49,9 @@ export function parseListRequest(query: Record<string, unknown>): ListRequest {
   };
 }
 
-export async function listLinks(sql: Sql, orgId: string, req: ListRequest, defaultShortDomain: string): Promise<ListResponse> {
+export async function listLinks(sql: Sql, orgId: string, req: ListRequest, shortLinkBase: string): Promise<ListResponse> {
   const node = req.query === null ? null : parseListQuery(req.query);
-  const where = node === null ? sql`true` : compileListQuery(node, sql, { defaultShortDomain });
+  const where = node === null ? sql`true` : compileListQuery(node, sql, { shortLinkBase });
   const [count] = await sql<{ total: number }[]>`
     select count(*)::int as total from links l left join domains d on d.id = l.domain_id and d.active
     where l.org_id = ${orgId} and ${where}`;
@@ -63,7 +63,7 @@ export async function listLinks(sql: Sql, orgId: string, req: ListRequest, defau
   const links = rows.map(linkFromRow);
   const apps = await findAppsForOrg(sql, orgId, links);
   return {
-    data: links.map((l) => toLinkResponse(l, apps, { defaultShortDomain, includeAppId: false })),
+    data: links.map((l) => toLinkResponse(l, apps, { shortLinkBase, includeAppId: false })),
     page: { size: req.size, number: req.page, totalElements, totalPages: Math.ceil(totalElements / req.size) },
   };
 }

@@ -29,7 +29,7 @@ export interface Actor {
 
 export interface LinkServiceDeps {
   sql: Sql;
-  defaultShortDomain: string;
+  shortLinkBase: string;
   /**
    * Called after a committed save that created the link or changed its url, with that URL and the
    * organisation, to refresh the destination's preview in the background.
@@ -183,5 +183,5 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
   const link = await findLinkByCode(deps.sql, code);
   if (!link) throw new AppError('SML001');
   const apps = await findAppsForOrg(deps.sql, actor.org.id, [link]);
-  return { view: toLinkResponse(link, apps, { defaultShortDomain: deps.defaultShortDomain, includeAppId: true }), created };
+  return { view: toLinkResponse(link, apps, { shortLinkBase: deps.shortLinkBase, includeAppId: true }), created };
 }

@@ -9,6 +9,10 @@
 // - With CLICKHOUSE_URL: the analytics store is that server over HTTP (its schema ensured in the
 //   background while it is down); without it chDB under DATA_DIR/analytics, which only one
 //   process may open (so it is opened on demand, by the process that asks).
+// - A production entry (requireServersFor) starts only when DATABASE_URL and REDIS_URL answer
+//   within a few seconds, and CLICKHOUSE_URL too when it asks (requireAnalyticsAtStart: ingest);
+//   otherwise a SetupError names the variable, after closing what was opened. Once running,
+//   outages of Redis and ClickHouse are ridden out (API and redirector start during one).
 // The analytics drivers (chDB's engine, @clickhouse/client) load only when analytics() is first
 // called, so the admin CLI starts fast. Every other module receives these ports and never
 // branches on a backend. close() closes what it opened, the store and the database last.
@@ -27,6 +31,7 @@ import { RedisInvalidationBus } from '../bus/redis-invalidation-bus.ts';
 import { bumpCacheEpoch, currentCacheEpoch, RedisCacheTier } from '../cache/redis-cache-tier.ts';
 import type { SharedCacheTier } from '../cache/shared-cache-tier.ts';
 import { ConfigError, type CommonConfig } from '../config/config.ts';
+import { SetupError } from './startup.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { openEmbeddedPostgres } from '../db/embedded-postgres.ts';
 import { InsuredRateLimiter } from '../limits/insured-rate-limiter.ts';
@@ -80,8 +85,36 @@ export interface Backends {
 export interface OpenBackendsOptions {
   /** Production entry point: every server URL must be set (its name goes into the message). */
   requireServersFor?: string;
+  /** With requireServersFor: analytics() fails with a SetupError when CLICKHOUSE_URL does not answer at start. */
+  requireAnalyticsAtStart?: boolean;
   poolSize?: number;
   log?: (message: string) => void;
+}
+
+/** How long a production entry waits for each server to answer at start. */
+export const SERVER_CHECK_MS = 3_000;
+
+/** `url` without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function unreachable(variable: string, url: string, cause: unknown): SetupError {
+  const reason = cause instanceof Error ? cause.message || cause.name : String(cause);
+  return new SetupError(`${variable} ${redact(url)} does not answer (${reason}); check ${variable} and that the server runs`);
+}
+
+/** Resolves `work` or rejects with `timeout` after `ms`. */
+function within<T>(work: Promise<T>, ms: number, timeout: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(timeout)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 const SERVER_URLS = ['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const;
@@ -98,7 +131,13 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   // Embedded mode: say at once which optional drivers are missing (chDB too, if it will be needed).
   if (!config.DATABASE_URL) assertEmbeddedPackages(config.CLICKHOUSE_URL ? ['embedded-postgres'] : ['embedded-postgres', 'chdb']);
   const embedded = config.DATABASE_URL ? null : await openEmbeddedPostgres(config.DATA_DIR, log);
-  const db = await openDatabase({ url: config.DATABASE_URL ?? embedded!.url, poolSize: options.poolSize, release: embedded?.release });
+  let db: Database;
+  try {
+    db = await openDatabase({ url: config.DATABASE_URL ?? embedded!.url, poolSize: options.poolSize, release: embedded?.release });
+  } catch (err) {
+    await embedded?.release();
+    throw config.DATABASE_URL ? unreachable('DATABASE_URL', config.DATABASE_URL, err) : err;
+  }
   // Fail fast while Redis is down: every command (queued offline ones too) gives up after
   // REDIS_COMMAND_TIMEOUT_MS, and callers degrade (insurance limiter, spool fallback, Postgres).
   const redis = config.REDIS_URL
@@ -111,7 +150,24 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         retryStrategy: (attempt: number) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),
       })
     : null;
-  redis?.on('error', () => {}); // reported by the calls that fail
+  let redisError: unknown = null;
+  redis?.on('error', (err) => void (redisError = err)); // reported by the calls that fail
+  if (redis && options.requireServersFor) {
+    const deadline = Date.now() + SERVER_CHECK_MS;
+    for (;;) {
+      try {
+        await redis.ping();
+        break;
+      } catch (err) {
+        if (Date.now() >= deadline) {
+          redis.disconnect();
+          await db.close();
+          throw unreachable('REDIS_URL', config.REDIS_URL!, redisError ?? err);
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
   const prefix = config.REDIS_PREFIX;
   const bus: InvalidationBus = redis ? new RedisInvalidationBus(redis, prefix) : new PostgresInvalidationBus(db.sql);
   const rateLimiter: RateLimiter = redis
@@ -149,8 +205,12 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         );
       };
       try {
-        await http.ensureSchema();
-      } catch {
+        await (options.requireAnalyticsAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema());
+      } catch (err) {
+        if (options.requireAnalyticsAtStart) {
+          await http.close();
+          throw unreachable('CLICKHOUSE_URL', config.CLICKHOUSE_URL, err);
+        }
         ensure();
       }
       store = http;

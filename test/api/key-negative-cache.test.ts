@@ -39,7 +39,7 @@ beforeAll(async () => {
     sql: db.sql,
     keyLookup: counting,
     rateLimiter: new MemoryRateLimiter(() => clock),
-    defaultShortDomain: 'sho.rt',
+    shortLinkBase: 'https://sho.rt',
     publicUrl: () => 'http://localhost',
     now: () => clock,
     // The analytics store is never reached by this suite (only the links list is called).

@@ -42,7 +42,7 @@ beforeAll(async () => {
     sql: db.sql,
     keyLookup: postgresKeyLookup(db.sql),
     rateLimiter: limiter,
-    defaultShortDomain: 'sho.rt',
+    shortLinkBase: 'https://sho.rt',
     logger: createLogger('api', 'debug', sink),
     telemetry: metrics.telemetry,
     publicUrl: () => 'http://localhost',

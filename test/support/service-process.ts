@@ -169,9 +169,22 @@ export interface ChildService {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface StartProcessOptions {
+  /**
+   * Run as the leader of its own process group, and stop() signals the whole group, as a
+   * terminal's Ctrl-C does.
+   */
+  processGroup?: boolean;
+}
+
 /** Starts one entry point (e.g. 'api/main.ts') and waits until every given base URL answers /healthz. */
-export async function startProcess(entry: string, env: NodeJS.ProcessEnv, healthUrls: string | readonly string[] = []): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startProcess(entry: string, env: NodeJS.ProcessEnv, healthUrls: string | readonly string[] = [], options: StartProcessOptions = {}): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.processGroup === true,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
@@ -181,11 +194,32 @@ export async function startProcess(entry: string, env: NodeJS.ProcessEnv, health
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill(signal);
+      if (options.processGroup) process.kill(-child.pid!, signal);
+      else child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       const code = await exited;
       clearTimeout(timer);
       return code;
     },
   };
+}
+
+export interface Outcome {
+  code: number | null;
+  output: string;
+}
+
+/** Runs one entry point until it exits by itself (a start-up failure); SIGKILL after `timeoutMs`. */
+export function runToExit(entry: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }

@@ -71,7 +71,7 @@ for (const backend of postgresBackends(inject('embeddedPgUrl'), inject('realPgUr
 
     async function codes(query: string): Promise<string[]> {
       const { sql } = db;
-      const filter = compileListQuery(parseListQuery(query), sql, { defaultShortDomain: DEFAULT_SHORT_DOMAIN });
+      const filter = compileListQuery(parseListQuery(query), sql, { shortLinkBase: `https://${DEFAULT_SHORT_DOMAIN}` });
       const rows = await sql<{ short_code: string }[]>`
         select l.short_code
         from links l left join domains d on d.id = l.domain_id and d.active
@@ -141,7 +141,7 @@ for (const backend of postgresBackends(inject('embeddedPgUrl'), inject('realPgUr
 
       const { sql } = db;
       const filter = compileListQuery(parseListQuery(`shortLinkName="x' or '1'='1" OR smartLink=https://e.test/abc`), sql, {
-        defaultShortDomain: "evil' or true --",
+        shortLinkBase: "evil' or true --",
       });
       const described = await sql`select 1 from links l left join domains d on d.id = l.domain_id and d.active where ${filter}`.describe();
       expect(described.string).not.toContain("'1'='1");

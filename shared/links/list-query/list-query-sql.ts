@@ -11,7 +11,7 @@ export type ListQueryFragment = postgres.PendingQuery<postgres.Row[]>;
 
 export interface ListQueryContext {
   /** Host of smart links whose link has no active custom domain, e.g. `sho.rt`. */
-  readonly defaultShortDomain: string;
+  readonly shortLinkBase: string;
 }
 
 type ColumnField = Exclude<StringField, 'smartLink'> | BooleanField | EnumField;
@@ -27,7 +27,7 @@ function column(sql: Sql, field: ColumnField): ListQueryFragment {
  */
 function smartLinkEquals(sql: Sql, value: string, ctx: ListQueryContext): ListQueryFragment {
   const codeSuffix = value.slice(value.lastIndexOf('/') + 1);
-  return sql`(l.short_code = ${codeSuffix}::text and ('https://' || coalesce(d.host, ${ctx.defaultShortDomain}::text) || '/' || l.short_code) = ${value}::text)`;
+  return sql`(l.short_code = ${codeSuffix}::text and (coalesce('https://' || d.host, ${ctx.shortLinkBase}::text) || '/' || l.short_code) = ${value}::text)`;
 }
 
 /** Turns a parsed filter into a boolean SQL fragment over `links l` / `domains d`. */
