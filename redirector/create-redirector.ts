@@ -58,7 +58,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
   const { config } = deps;
   const log = deps.log ?? ((m: string) => process.stderr.write(`[redirector] ${m}\n`));
   const metrics = new RedirectorMetrics();
-  if (deps.metricsRegistry) exposeRedirectorMetrics(deps.metricsRegistry, metrics);
+  if (deps.metricsRegistry) exposeRedirectorMetrics(deps.metricsRegistry, metrics, { sharedTier: deps.cacheTier !== null });
   let lastErrorLog = 0;
   const onError = (err: unknown): void => {
     metrics.error();

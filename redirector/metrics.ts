@@ -1,7 +1,9 @@
 // Invariant: metrics are plain numbers owned by one process and changed synchronously on the hot
 // path (no allocation, no label parsing, no metrics library). A snapshot is a flat name→number
 // map for tests; Prometheus reads the same numbers at scrape time through collect() callbacks
-// (exposeRedirectorMetrics), served on METRICS_PORT, never on the redirect port.
+// (exposeRedirectorMetrics), served on METRICS_PORT, never on the redirect port. Every lookup a
+// tier did not answer was answered by a tier below it, so a tier's misses are the sum of the
+// lower tiers' answers, derived at scrape time (the hot path counts only the answering tier).
 import type { Registry } from 'prom-client';
 import { readCounter, readGauge } from '../shared/runtime/prometheus-metrics.ts';
 import type { CacheTier } from '../shared/cache/tiered-cache.ts';
@@ -76,6 +78,17 @@ export class RedirectorMetrics {
     this.#errors++;
   }
 
+  /**
+   * Lookups of `kind` that a tier did not answer: for the LRU, those answered by Redis or
+   * Postgres; for Redis (only where this process has that tier), those loaded from Postgres.
+   */
+  cacheMisses(kind: EntityKind, sharedTier: boolean): Array<readonly [CacheTier, number]> {
+    const c = this.#cache[kind];
+    const misses: Array<readonly [CacheTier, number]> = [['lru', c.redis + c.postgres]];
+    if (sharedTier) misses.push(['redis', c.postgres]);
+    return misses;
+  }
+
   requestCounts(): Array<readonly [{ outcome: RequestOutcome }, number]> {
     return [...this.#requests].map(([outcome, c]) => [{ outcome }, c.n] as const);
   }
@@ -102,13 +115,20 @@ export class RedirectorMetrics {
  * costs the same increments as before. Summed across cluster workers, except the flush latency
  * (the worst worker's).
  */
-export function exposeRedirectorMetrics(registry: Registry, m: RedirectorMetrics): void {
+export function exposeRedirectorMetrics(registry: Registry, m: RedirectorMetrics, o: { sharedTier: boolean }): void {
   readCounter(registry, 'redirector_requests_total', 'Requests answered, by outcome.', () => m.requestCounts(), { labelNames: ['outcome'] });
   readCounter(
     registry,
     'redirector_cache_hits_total',
     'Entity lookups answered, by entity kind and by the tier that answered (postgres = loaded from the database).',
     () => KINDS.flatMap((kind) => TIERS.map((tier) => [{ kind, tier }, m.cacheCounters(kind)[tier]] as const)),
+    { labelNames: ['kind', 'tier'] },
+  );
+  readCounter(
+    registry,
+    'redirector_cache_misses_total',
+    'Entity lookups a cache tier did not answer (passed on to the tier below), by entity kind and tier: lru, and redis where the process has that tier.',
+    () => KINDS.flatMap((kind) => m.cacheMisses(kind, o.sharedTier).map(([tier, n]) => [{ kind, tier }, n] as const)),
     { labelNames: ['kind', 'tier'] },
   );
   readCounter(registry, 'redirector_events_handed_off_total', 'Click and preview events handed to the analytics sink.', () => m.snapshot()['redirector_events_handed_off_total'] ?? 0);

@@ -173,6 +173,33 @@ describe('errors', () => {
   });
 });
 
+/** The value of one labelled series in the registry at this moment (0 when absent). */
+async function seriesValue(name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const metric = registry.getSingleMetric(name);
+  if (!metric) throw new Error(`${name} is not registered`);
+  const { values } = await metric.get();
+  const found = values.find((v) => Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want));
+  return found?.value;
+}
+
+describe('cache tiers in Prometheus', () => {
+  it('a link read twice is one LRU miss (loaded from Postgres) then one LRU hit; without a Redis tier there is no Redis miss series', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org });
+    const link = (tier: string) => ({ kind: 'link', tier });
+    const hits0 = (await seriesValue('redirector_cache_hits_total', link('lru'))) ?? 0;
+    const misses0 = (await seriesValue('redirector_cache_misses_total', link('lru'))) ?? 0;
+    expect((await get(`/${shortCode}`, { headers: BROWSER })).status).toBe(302);
+    expect(await seriesValue('redirector_cache_misses_total', link('lru'))).toBe(misses0 + 1);
+    expect((await seriesValue('redirector_cache_hits_total', link('lru'))) ?? 0).toBe(hits0);
+    expect((await get(`/${shortCode}`, { headers: BROWSER })).status).toBe(302);
+    expect(await seriesValue('redirector_cache_hits_total', link('lru'))).toBe(hits0 + 1);
+    expect(await seriesValue('redirector_cache_misses_total', link('lru'))).toBe(misses0 + 1);
+    expect(await seriesValue('redirector_cache_misses_total', link('redis'))).toBeUndefined();
+    expect(await registry.getSingleMetricAsString('redirector_cache_misses_total')).toMatch(/^# TYPE redirector_cache_misses_total counter$/m);
+  });
+});
+
 describe('aborts', () => {
   it('clients that hang up before an uncached answer cost nothing: no error, no hit, the server serves on', async () => {
     const org = await seedOrg(db.sql);

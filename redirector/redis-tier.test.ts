@@ -2,6 +2,7 @@
 // answer) with a unique key prefix: two redirectors stand for two workers of a cluster, sharing
 // Redis, Postgres and the Redis invalidation bus.
 import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RedisInvalidationBus } from '../shared/bus/redis-invalidation-bus.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../test/support/servers.ts';
@@ -23,6 +24,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
   const buses: RedisInvalidationBus[] = [];
   let publisher: RedisInvalidationBus;
   let warm: RedirectorServer; // LINK_CACHE_ENTRIES=0: every link read goes to Redis
+  const warmRegistry = new Registry();
   let hot: RedirectorServer;
 
   const config = (entries: number) => ({
@@ -51,7 +53,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
       hitSink: new MemoryHitSink(),
       usageFlushIntervalMs: 100,
     });
-    warm = await createRedirectorServer({ ...ports(), config: config(0) });
+    warm = await createRedirectorServer({ ...ports(), config: config(0), metricsRegistry: warmRegistry });
     hot = await createRedirectorServer({ ...ports(), config: config(1000) });
   });
 
@@ -82,6 +84,22 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     await send(hot.port, `/${shortCode}`);
     expect(linkHits(hot, 'postgres')).toBe(hotPg);
     expect(await redis.pttl(`${prefix}rc:e1:link:${shortCode}`)).toBeLessThanOrEqual(120_000);
+  });
+
+  it('Prometheus counts a Redis miss only when the link came from Postgres; every lookup misses the disabled LRU', async () => {
+    const org = await seedOrg(db.sql);
+    const { shortCode } = await seedLink(db.sql, { orgId: org, url: 'https://ratio.example/' });
+    const misses = async (tier: string): Promise<number> => {
+      const { values } = await warmRegistry.getSingleMetric('redirector_cache_misses_total')!.get();
+      return values.find((v) => v.labels.kind === 'link' && v.labels.tier === tier)?.value ?? -1;
+    };
+    const [lru0, redis0] = [await misses('lru'), await misses('redis')];
+    expect((await send(warm.port, `/${shortCode}`)).headers.location).toBe('https://ratio.example/');
+    expect([await misses('lru'), await misses('redis')]).toEqual([lru0 + 1, redis0 + 1]);
+    await until(async () => (await redis.exists(`${prefix}rc:e1:link:${shortCode}`)) === 1, 1_000);
+    expect((await send(warm.port, `/${shortCode}`)).headers.location).toBe('https://ratio.example/');
+    // Answered by Redis: one more LRU miss, no Redis miss.
+    expect([await misses('lru'), await misses('redis')]).toEqual([lru0 + 2, redis0 + 1]);
   });
 
   it('an invalidation on the Redis bus drops the Redis entry and both workers serve the new value within 1 s', async () => {

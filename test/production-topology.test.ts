@@ -2,7 +2,8 @@
 // and `start:ingest` as three processes over the machine's real Postgres and Redis, with a
 // test-only ClickHouse HTTP endpoint running the chDB engine. Covers cross-process cache
 // invalidation and a ClickHouse outage followed by recovery with no event lost or doubled, seen
-// on each process's METRICS_PORT (insert failures and spooling on the redirector, backfill on ingest).
+// on each process's METRICS_PORT (insert failures and spooling on the redirector, backfill and its
+// lag on ingest).
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -111,6 +112,9 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     expect(sample(during, 'shortlink_analytics_insert_failures_total')).toBeGreaterThan(0);
     expect(sample(during, 'shortlink_analytics_spooled_batches_total')).toBeGreaterThan(0);
     expect(sample(during, 'shortlink_analytics_spooled_bytes_total')).toBeGreaterThan(0);
+    // ingest, which backfills the shared stream, reports how old its oldest waiting click is.
+    const streamLag = `shortlink_backfill_lag_seconds{spool="redis-stream:${prefix}analytics:spool"}`;
+    await until(async () => sample(await scrape(ingest!), streamLag) > 0, 10_000, 250);
     await ch.start();
 
     await until(async () => (await syncAll()).length >= before + 7, 30_000, 500);
@@ -122,6 +126,7 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     const ingested = await scrape(ingest!);
     expect(sample(ingested, 'shortlink_backfill_inserted_events_total')).toBeGreaterThanOrEqual(7);
     expect(sample(ingested, `shortlink_backfill_pending_batches{spool="redis-stream:${prefix}analytics:spool"}`)).toBe(0);
+    expect(sample(ingested, streamLag)).toBe(0);
     expect(sample(await scrape(api!), 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
   }, 60_000);
 

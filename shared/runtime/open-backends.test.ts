@@ -4,10 +4,12 @@
 //   limiter and counters; hits pushed before close() are readable after reopening DATA_DIR;
 // - all URLs: the HTTP store and the Redis stream spool; a pipeline started while ClickHouse is
 //   down spools and catches up once it answers;
-// - a production entry point without the server URLs is a ConfigError naming them.
+// - a production entry point without the server URLs is a ConfigError naming them;
+// - the bus (Postgres or Redis) reports its problems (a malformed message) to the process log.
 // (Moved here, assertions intact, from the pipeline tests of the former openAnalyticsPipeline.)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { openHttpStore } from '../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrgId, rawHit, sleep } from '../analytics/events/analytics-fixtures.ts';
@@ -70,6 +72,43 @@ describe('openBackends without Redis and ClickHouse (embedded analytics)', () =>
     const err = await openBackends(config, { requireServersFor: 'start:ingest' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toContain('start:ingest needs REDIS_URL, CLICKHOUSE_URL');
+  });
+});
+
+describe('the invalidation bus reports to the process log', () => {
+  const malformed = async (backends: Awaited<ReturnType<typeof openBackends>>, logs: string[], publish: () => Promise<unknown>): Promise<void> => {
+    const stop = await backends.bus.subscribe(() => {});
+    try {
+      const deadline = Date.now() + 5_000;
+      await publish();
+      while (!logs.some((l) => l.startsWith('invalidation bus: ignored malformed invalidation')) && Date.now() < deadline) await sleep(20);
+      expect(logs.filter((l) => l.startsWith('invalidation bus: ignored malformed invalidation'))).toHaveLength(1);
+    } finally {
+      await stop();
+      await backends.close();
+    }
+  };
+
+  it('Postgres bus: a malformed NOTIFY is a log line', async () => {
+    const logs: string[] = [];
+    const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url }), { log: (m) => logs.push(m) });
+    expect(backends.bus).toBeInstanceOf(PostgresInvalidationBus);
+    const channel = (backends.bus as PostgresInvalidationBus).channel;
+    await malformed(backends, logs, () => db.sql`select pg_notify(${channel}, 'not json')`);
+  });
+
+  it.skipIf(!redisUrl)('Redis bus: a malformed message on the channel is a log line', async () => {
+    const prefix = redisTestPrefix();
+    const logs: string[] = [];
+    const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }), { log: (m) => logs.push(m) });
+    expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
+    const publisher = new Redis(redisUrl!);
+    try {
+      await malformed(backends, logs, () => publisher.publish((backends.bus as RedisInvalidationBus).channel, 'not json'));
+    } finally {
+      publisher.disconnect();
+      await deleteRedisPrefix(redisUrl!, prefix);
+    }
   });
 });
 

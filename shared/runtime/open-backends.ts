@@ -169,7 +169,9 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     }
   }
   const prefix = config.REDIS_PREFIX;
-  const bus: InvalidationBus = redis ? new RedisInvalidationBus(redis, prefix) : new PostgresInvalidationBus(db.sql);
+  // A handler that threw or a malformed message is the process log's business, not the console's.
+  const busOptions = options.log ? { onError: (err: Error) => log(`invalidation bus: ${err.message}`) } : {};
+  const bus: InvalidationBus = redis ? new RedisInvalidationBus(redis, prefix, busOptions) : new PostgresInvalidationBus(db.sql, undefined, busOptions);
   const rateLimiter: RateLimiter = redis
     ? new InsuredRateLimiter({
         primary: new RedisRateLimiter(redis, prefix),

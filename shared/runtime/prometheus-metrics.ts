@@ -3,7 +3,8 @@
 // write path is not instrumented with prom-client: its own plain counters (write buffer, spools,
 // backfill workers) are read by collect() callbacks at scrape time, so recording costs what it
 // did before. A collect() never blocks a scrape for long: a spool that does not answer its size
-// within SPOOL_SIZE_TIMEOUT_MS reports the last size it gave. Snapshots of several processes
+// within SPOOL_SIZE_TIMEOUT_MS reports the last size it gave; the backfill lag is what the
+// backfill workers last saw at their spool's head, so it costs no read at all. Snapshots of several processes
 // (a cluster's workers) are added up by aggregateMetrics, each metric by its `aggregator`.
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type Aggregator } from 'prom-client';
 import type { AnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
@@ -104,6 +105,16 @@ function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {
   readGauge(registry, 'shortlink_analytics_queue_depth', 'Analytics events held in memory (queued, in flight, or refused by both store and spool).', () => buf().queueDepth);
   readCounter(registry, 'shortlink_backfill_inserted_events_total', 'Spooled events the backfill workers moved into the store.', () => p.backfill.reduce((n, b) => n + b.metrics().insertedEvents, 0));
   readCounter(registry, 'shortlink_backfill_failed_attempts_total', 'Backfill inserts that failed (the store is still refusing).', () => p.backfill.reduce((n, b) => n + b.metrics().failedAttempts, 0));
+  readGauge(
+    registry,
+    'shortlink_backfill_lag_seconds',
+    "Age of the oldest event waiting in a spool this process backfills, by spool, as of the backfill worker's last look (0 when it found the spool empty).",
+    () => p.backfill.map((b) => {
+      const oldest = b.metrics().oldestPendingEventMs;
+      return [{ spool: b.spool.description }, oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000)] as const;
+    }),
+    { labelNames: ['spool'], aggregator: 'max' },
+  );
   const lastSize = new Map<string, number>();
   readGauge(
     registry,

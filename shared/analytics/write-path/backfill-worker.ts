@@ -4,9 +4,11 @@
 // visible exactly once. While the store refuses, it retries with exponential backoff and
 // jitter (minBackoffMs doubling up to maxBackoffMs); when the spool is empty it polls slowly, and
 // kick() wakes it at once. A drain that lasts (a large spool) shows its progress on a terminal.
+// Each look at the spool notes the click time of the oldest event at its head (none once it is
+// empty), so the backfill lag is known without reading the spool again.
 import { progressLine, type ProgressLine } from '../../runtime/progress-line.ts';
 import type { EventInserter } from './event-inserter.ts';
-import type { EventSpool } from './event-spool.ts';
+import type { EventSpool, SpoolEntry } from './event-spool.ts';
 
 export interface BackfillWorkerOptions {
   spool: EventSpool;
@@ -36,6 +38,21 @@ export interface BackfillMetrics {
   failedAttempts: number;
   currentBackoffMs: number;
   running: boolean;
+  /**
+   * Click time (ms since the epoch) of the oldest event waiting at the spool's head when this
+   * worker last looked; null when the spool was empty then (or has not been looked at yet).
+   */
+  oldestPendingEventMs: number | null;
+}
+
+/** The earliest click time in a spooled batch (ms since the epoch), null for an empty batch. */
+function oldestEventMs(entry: SpoolEntry): number | null {
+  let oldest = Infinity;
+  for (const r of entry.batch.records) {
+    const micros = Number(r.createdAtMicros);
+    if (micros < oldest) oldest = micros;
+  }
+  return Number.isFinite(oldest) ? Math.floor(oldest / 1000) : null;
 }
 
 export class BackfillWorker {
@@ -51,6 +68,7 @@ export class BackfillWorker {
   private wake: ((byStop: boolean) => void) | null = null;
   private draining: Promise<BackfillResult> | null = null;
   private readonly m = { insertedBatches: 0, insertedEvents: 0, failedAttempts: 0 };
+  private oldestPendingEventMs: number | null = null;
 
   /** The spool this worker drains. */
   readonly spool: EventSpool;
@@ -87,8 +105,10 @@ export class BackfillWorker {
         this.options.onError?.(err);
         return { ...result, failed: true };
       }
+      const head = entries[0];
+      this.oldestPendingEventMs = head === undefined ? null : oldestEventMs(head);
       if (entries.length === 0) return result;
-      for (const entry of entries) {
+      for (const [i, entry] of entries.entries()) {
         if (this.stopping) return result;
         try {
           await this.options.store.insert(entry.batch.records, entry.batch.token);
@@ -102,6 +122,8 @@ export class BackfillWorker {
         result.insertedEvents += entry.batch.records.length;
         this.m.insertedBatches++;
         this.m.insertedEvents += entry.batch.records.length;
+        const next = entries[i + 1];
+        if (next !== undefined) this.oldestPendingEventMs = oldestEventMs(next);
         this.progress.update(`backfill from ${this.spool.description}: ${result.insertedBatches} batches (${result.insertedEvents} events) moved`);
       }
     }
@@ -139,7 +161,7 @@ export class BackfillWorker {
   }
 
   metrics(): BackfillMetrics {
-    return { ...this.m, currentBackoffMs: this.backoffMs, running: this.loop !== null };
+    return { ...this.m, currentBackoffMs: this.backoffMs, running: this.loop !== null, oldestPendingEventMs: this.oldestPendingEventMs };
   }
 
   private sleep(ms: number, wakeable: boolean): Promise<void> {
