@@ -3,22 +3,13 @@
 // crash, a kill -9) is stale and taken over; a live one stops the second process with a
 // SetupError naming DATA_DIR, before it touches the embedded Postgres or chDB.
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { isProcessAlive } from './process-alive.ts';
 import { join, resolve } from 'node:path';
 import { SetupError } from './startup.ts';
 
 export interface DataDirLock {
   path: string;
   release(): void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the pid runs, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function holder(path: string): number | null {
@@ -49,7 +40,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const pid = holder(path);
-    if (pid !== null && pid !== process.pid && alive(pid)) {
+    if (pid !== null && pid !== process.pid && isProcessAlive(pid)) {
       throw new SetupError(`DATA_DIR ${resolve(dataDir)} is in use by another shortlink process (pid ${pid}); stop it, or set DATA_DIR to another folder`);
     }
     // Stale (its process is gone): take it over; a racing taker makes the next attempt see it live.

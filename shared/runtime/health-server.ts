@@ -3,12 +3,9 @@
 // no state, so it says only that the process is up and its event loop turns; anything else is 404.
 // close() stops it at once (shutdown closes it first, so a stopping process reads as unhealthy).
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn, type ListeningServer } from './listening-server.ts';
 
-export interface HealthServer {
-  port: number;
-  close(): Promise<void>;
-}
+export type HealthServer = ListeningServer;
 
 export async function startHealthServer(port: number, host: string): Promise<HealthServer> {
   const server = createServer((req, res) => {
@@ -17,19 +14,5 @@ export async function startHealthServer(port: number, host: string): Promise<Hea
     res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json', connection: 'close' });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify(ok ? { status: 'ok' } : { status: 'not found' }));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOn(server, port, host);
 }

@@ -3,17 +3,14 @@
 // Prometheus text the `render` callback produced at that moment; anything else is 404, and a
 // failing render is 500 with no detail. close() stops it at once.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn, type ListeningServer } from './listening-server.ts';
 
 export interface MetricsText {
   contentType: string;
   body: string;
 }
 
-export interface MetricsServer {
-  port: number;
-  close(): Promise<void>;
-}
+export type MetricsServer = ListeningServer;
 
 export async function startMetricsServer(port: number, host: string, render: () => Promise<MetricsText>, onError: (err: unknown) => void = () => {}): Promise<MetricsServer> {
   const server = createServer((req, res) => {
@@ -36,19 +33,5 @@ export async function startMetricsServer(port: number, host: string, render: () 
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOn(server, port, host);
 }

@@ -3,20 +3,12 @@
 // whose pid is no longer alive is taken over, so a restarted worker adopts (and backfills) what
 // a crashed one spooled. release() removes the lock.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isProcessAlive } from '../../runtime/process-alive.ts';
 import { join } from 'node:path';
 
 export interface ClaimedDirectory {
   dir: string;
   release(): void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function claimSpoolDirectory(base: string, maxSlots = 1024): ClaimedDirectory {
@@ -36,7 +28,7 @@ export function claimSpoolDirectory(base: string, maxSlots = 1024): ClaimedDirec
         } catch {
           /* being written by its owner right now */
         }
-        if (Number.isInteger(owner) && owner !== process.pid && !alive(owner)) {
+        if (Number.isInteger(owner) && owner !== process.pid && !isProcessAlive(owner)) {
           rmSync(lock, { recursive: true, force: true }); // its owner is gone: take it over
           continue;
         }
