@@ -1,6 +1,7 @@
 // Invariant: TEST-ONLY. A local HTTP server that answers the part of ClickHouse's HTTP interface
 // @clickhouse/client uses (query in the body or in `query`, `param_<name>` values in ClickHouse's
-// escaped text form, settings as URL parameters, INSERT … FORMAT with the data in the body,
+// escaped text form, settings as URL parameters, INSERT … FORMAT with the data in the body (Native
+// blocks included),
 // trailing `FORMAT`, /ping, X-ClickHouse-* headers, `Code: N. DB::Exception: … (NAME)` errors)
 // by running the real chDB engine on a data directory. SELECT results stream chunk by chunk with
 // backpressure. stop()/start() close and reopen the port to stage a real outage (connection
@@ -8,7 +9,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Session, type RawInsertFormat } from 'chdb';
+import { settingsClause } from '../../shared/analytics/clickhouse/chdb-transport.ts';
 
 export interface FakeClickHouse {
   /** http://127.0.0.1:<port> */
@@ -76,6 +81,7 @@ export async function startFakeClickHouse(dataPath: string, port = 0): Promise<F
   const idle: Session[] = [];
   const sockets = new Set<Socket>();
   let requests = 0;
+  let staged = 0;
   let server: Server | null = null;
   let boundPort = port;
 
@@ -112,6 +118,20 @@ export async function startFakeClickHouse(dataPath: string, port = 0): Promise<F
     const data = urlQuery !== null ? body : null;
 
     const insert = /^INSERT\s+INTO\s+(\S+?)\s*(?:\((.*)\))?\s*FORMAT\s+(\w+)\s*$/is.exec(sql);
+    if (insert && data !== null && insert[3] === 'Native') {
+      // chDB's insert API takes text formats only: the block goes through a staged file, as in ChdbTransport.
+      const file = join(dataPath, 'user_files', `fake-insert-${++staged}.native`);
+      mkdirSync(dirname(file), { recursive: true });
+      await writeFile(file, data);
+      try {
+        const target = `${insert[1] ?? ''}${insert[2] ? ` (${insert[2]})` : ''}`;
+        await main.queryBindAsync(`INSERT INTO ${target}${settingsClause(settings)} SELECT * FROM file({stagedBlock:String}, 'Native')`, { stagedBlock: file }, { format: 'Null' });
+      } finally {
+        await rm(file, { force: true });
+      }
+      res.writeHead(200, { ...baseHeaders, 'X-ClickHouse-Summary': summary(0) }).end();
+      return;
+    }
     if (insert && data !== null) {
       const format = INSERT_FORMATS.find((f) => f === insert[3]);
       if (!format) throw new Error(`insert format ${insert[3] ?? ''} is not supported by the fake server`);

@@ -3,25 +3,45 @@
 // keeps one Session for statements, queries and inserts, and lends a separate Session on the
 // same path to each concurrent stream, because a Session carries at most one active stream. A
 // stream fetches its next chunk while the caller handles the current one (two chunks held).
+// chDB's insert API takes text formats only, so a Native block is staged as a file under the
+// engine's user_files (one per insert, removed once the insert settled; whatever a crash left
+// there is removed at open) and inserted with INSERT … SELECT FROM file(…, 'Native'): for the
+// analytics batch that is about 5× less engine CPU per event than JSONCompactEachRow.
+import { mkdirSync, rmSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Session, type StreamChunk } from 'chdb';
 import type { ClickHouseTransport, QueryParams } from './clickhouse-transport.ts';
 
 /** Idle stream sessions kept for reuse; more concurrent streams open (and later close) extras. */
 const MAX_IDLE_STREAM_SESSIONS = 2;
-/** Insert rows JSON-encoded per event-loop turn (≈ 2 ms). */
-const ENCODE_ROWS_PER_TURN = 1000;
+const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `SETTINGS k = 'v', …` with each value a quoted literal; names are checked, never quoted. */
+export function settingsClause(settings: Readonly<Record<string, string>>): string {
+  const parts = Object.entries(settings).map(([k, v]) => {
+    if (!SETTING_NAME.test(k)) throw new Error(`invalid setting name ${JSON.stringify(k)}`);
+    return /^-?\d+$/.test(v) ? `${k} = ${v}` : `${k} = '${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  });
+  return parts.length === 0 ? '' : ` SETTINGS ${parts.join(', ')}`;
+}
 
 export class ChdbTransport implements ClickHouseTransport {
   readonly description: string;
   private readonly session: Session;
   private readonly idleStreamSessions: Session[] = [];
   private readonly busyStreamSessions = new Set<Session>();
+  private readonly stagingDir: string;
+  private staged = 0;
   private closed = false;
 
   /** Opens (creating when needed) the chDB database at `path`. */
   constructor(readonly path: string) {
     this.session = new Session(path);
     this.description = `chdb:${path}`;
+    this.stagingDir = join(path, 'user_files', 'insert-staging');
+    rmSync(this.stagingDir, { recursive: true, force: true });
+    mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
   }
 
   async exec(sql: string, params: QueryParams = {}): Promise<void> {
@@ -29,16 +49,15 @@ export class ChdbTransport implements ClickHouseTransport {
     await this.session.queryBindAsync(sql, params, { format: 'Null' });
   }
 
-  async insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], settings: Readonly<Record<string, string>>): Promise<void> {
+  async insertNative(table: string, columns: readonly string[], block: Uint8Array, settings: Readonly<Record<string, string>>): Promise<void> {
     this.assertOpen();
-    if (rows.length === 0) return;
-    let text = '';
-    for (let i = 0; i < rows.length; i++) {
-      // A large batch is encoded over several event-loop turns (the redirector shares the loop).
-      if (i > 0 && i % ENCODE_ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      text += `${JSON.stringify(rows[i])}\n`;
+    const file = join(this.stagingDir, `${++this.staged}.native`);
+    await writeFile(file, block);
+    try {
+      await this.session.queryBindAsync(`INSERT INTO ${table} (${columns.join(', ')})${settingsClause(settings)} SELECT * FROM file({stagedBlock:String}, 'Native')`, { stagedBlock: file }, { format: 'Null' });
+    } finally {
+      await rm(file, { force: true });
     }
-    await this.session.insert({ table, values: Buffer.from(text), format: 'JSONCompactEachRow', columns, settings: { ...settings } });
   }
 
   async queryRows<T>(sql: string, params: QueryParams): Promise<T[]> {

@@ -13,6 +13,7 @@ import {
   EVENT_FIELD_NAMES,
   EVENT_FIELDS,
   EVENT_OBJECT_FIELDS,
+  INSERTED_FIELDS,
   isInstantField,
   recordKey,
   type EventFieldName,
@@ -21,8 +22,7 @@ import {
 import { neutraliseFormulaSql } from '../reads/csv-formula-guard.ts';
 import { EVENTS_TABLE } from './events-table.ts';
 
-/** Fields the writer inserts (everything but constants and server stamps), in table order. */
-const INSERTED = EVENT_FIELD_NAMES.filter((k) => EVENT_FIELDS[k].origin !== 'constant' && EVENT_FIELDS[k].origin !== 'server');
+const INSERTED = INSERTED_FIELDS;
 
 /** Insert: rows of these columns (toInsertValues, positional); ingested_at is left to the server. */
 export const INSERT_COLUMNS: readonly string[] = INSERTED.map((k) => EVENT_FIELDS[k].column);

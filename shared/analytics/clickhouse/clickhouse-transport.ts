@@ -1,7 +1,8 @@
 // Invariant: the analytics store talks to ClickHouse only through this port, so the same SQL
 // (clickhouse-sql.ts) runs unchanged on the embedded chDB engine and on a ClickHouse server.
-// Rows travel as JSON (objects out, positional arrays in), or as text the engine prints
-// (exports); parameters are bound by the engine, never spliced into text.
+// Rows travel in as one Native block per insert (the engine's own columnar format), out as JSON
+// objects or as text the engine prints (exports); parameters are bound by the engine, never
+// spliced into text.
 
 export type QueryParamValue = string | number | bigint;
 export type QueryParams = Readonly<Record<string, QueryParamValue>>;
@@ -12,11 +13,11 @@ export interface ClickHouseTransport {
   /** Runs a statement that returns no rows (DDL). */
   exec(sql: string, params?: QueryParams): Promise<void>;
   /**
-   * Inserts `rows` (each row's values in `columns` order, sent as JSONCompactEachRow) as ONE
-   * insert block, with `settings` (e.g. the batch's insert_deduplication_token). Resolves only
-   * once the rows are committed.
+   * Inserts `block` (one block in ClickHouse's Native format holding exactly `columns`, in that
+   * order) as ONE insert, with `settings` (e.g. the batch's insert_deduplication_token). Resolves
+   * only once the rows are committed.
    */
-  insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], settings: Readonly<Record<string, string>>): Promise<void>;
+  insertNative(table: string, columns: readonly string[], block: Uint8Array, settings: Readonly<Record<string, string>>): Promise<void>;
   /** Runs a query and returns every row. For small results only (pages, counts). */
   queryRows<T>(sql: string, params: QueryParams): Promise<T[]>;
   /**

@@ -2,6 +2,7 @@
 // @clickhouse/client instance per transport; statements, parameters and settings are exactly those
 // the chDB transport receives, so the two adapters pass the same contract suite.
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { Readable } from 'node:stream';
 import type { ClickHouseTransport, QueryParams } from './clickhouse-transport.ts';
 
 export interface HttpClickHouseOptions {
@@ -46,15 +47,15 @@ export class HttpClickHouseTransport implements ClickHouseTransport {
     await this.client.command({ query: sql, query_params: { ...params } });
   }
 
-  async insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], settings: Readonly<Record<string, string>>): Promise<void> {
-    if (rows.length === 0) return;
-    await this.client.insert({
-      table,
-      values: [...rows],
-      format: 'JSONCompactEachRow',
-      columns: [...columns] as [string, ...string[]],
+  async insertNative(table: string, columns: readonly string[], block: Uint8Array, settings: Readonly<Record<string, string>>): Promise<void> {
+    // The statement travels in the URL, the block as the request body.
+    const result = await this.client.exec({
+      query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT Native`,
+      values: Readable.from([block]),
       clickhouse_settings: { ...settings } as ClickHouseSettings,
     });
+    // The answer is empty; reading it to the end frees the socket for the next request.
+    for await (const _ of result.stream) void _;
   }
 
   async queryRows<T>(sql: string, params: QueryParams): Promise<T[]> {

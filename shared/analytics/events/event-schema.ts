@@ -108,6 +108,9 @@ const where = <K extends EventFieldName>(test: (spec: EventFieldSpec) => boolean
 export const EVENT_OBJECT_FIELDS: readonly EventObjectField[] = where<EventObjectField>((f) => f.inEvent);
 export const ENRICHED_FIELDS: readonly EnrichedField[] = where<EnrichedField>((f) => f.origin === 'enriched');
 export const HIT_FIELDS: readonly HitField[] = where<HitField>((f) => f.origin === 'hit' || f.origin === 'org');
+/** Fields the writer inserts (the hit's facts and the enrichment; not constants or server stamps), in table order. */
+export type InsertedField = HitField | EnrichedField;
+export const INSERTED_FIELDS: readonly InsertedField[] = where<InsertedField>((f) => f.origin === 'hit' || f.origin === 'org' || f.origin === 'enriched');
 
 export function isInstantField(name: EventFieldName): name is InstantField {
   return EVENT_FIELDS[name].clickhouse.startsWith('DateTime64');

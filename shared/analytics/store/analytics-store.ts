@@ -19,6 +19,8 @@
 // Browse and export are in (createdAt, eventId) order over [local midnight of from, local
 // midnight after to) in the organisation's time zone.
 import type { EventRecord } from '../events/analytics-event.ts';
+import { columnsFromRecords, type EventColumns } from '../events/event-columns.ts';
+import { encodeEventBlock } from '../clickhouse/event-native-block.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
@@ -33,7 +35,6 @@ import {
   insertSettings,
   PING_SQL,
   syncSql,
-  toInsertValues,
   type StoredEventRow,
 } from '../clickhouse/clickhouse-sql.ts';
 import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
@@ -41,6 +42,9 @@ import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-
 import { exportText } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { formatMicros } from '../../time/instant.ts';
+
+/** Rows encoded per event-loop turn (≈ 1 ms). */
+const ENCODE_ROWS_PER_TURN = 1000;
 
 /** Production default: a row becomes visible to sync this long after its ingestion stamp. */
 export const DEFAULT_SYNC_SETTLE_MILLIS = 2000;
@@ -83,8 +87,21 @@ export class AnalyticsStore {
    * must pass the same token (and the same records) and then never duplicates an event.
    */
   async insert(records: readonly EventRecord[], dedupToken: string): Promise<void> {
-    if (records.length === 0) return;
-    await this.transport.insertRows(EVENTS_TABLE, INSERT_COLUMNS, records.map(toInsertValues), insertSettings(dedupToken));
+    await this.insertColumns(columnsFromRecords(records), dedupToken);
+  }
+
+  /**
+   * Inserts the batch as one insert of Native blocks of at most ENCODE_ROWS_PER_TURN rows, each
+   * encoded in its own event-loop turn (the redirector may share the loop).
+   */
+  async insertColumns(batch: EventColumns, dedupToken: string): Promise<void> {
+    if (batch.rows === 0) return;
+    const blocks: Buffer[] = [];
+    for (let start = 0; start < batch.rows; start += ENCODE_ROWS_PER_TURN) {
+      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      blocks.push(encodeEventBlock(batch, start, start + ENCODE_ROWS_PER_TURN));
+    }
+    await this.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, blocks.length === 1 ? (blocks[0] as Buffer) : Buffer.concat(blocks), insertSettings(dedupToken));
   }
 
   async browse(orgId: string, timeZone: string, req: BrowseRequest): Promise<EventPage> {

@@ -13,7 +13,9 @@ import type { EventRecord } from '../events/analytics-event.ts';
 import { eventRecord } from '../events/analytics-fixtures.ts';
 import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
-import { INSERT_COLUMNS, insertSettings, microsToDateTime64, syncSql, toInsertValues, type FilterFlags } from '../clickhouse/clickhouse-sql.ts';
+import { INSERT_COLUMNS, insertSettings, syncSql, type FilterFlags } from '../clickhouse/clickhouse-sql.ts';
+import { encodeEventBlock } from '../clickhouse/event-native-block.ts';
+import { columnsFromRecords } from '../events/event-columns.ts';
 import type { QueryParams } from '../clickhouse/clickhouse-transport.ts';
 
 /** The definition of a sync page: plain FINAL over the window (syncSql before its shortcut). */
@@ -73,12 +75,9 @@ describe('syncSql', () => {
 
   async function insert(rows: readonly { record: EventRecord; ingestedMicros: bigint }[]): Promise<void> {
     for (const r of rows) positions.push({ since: r.ingestedMicros, eventId: r.record.eventId });
-    await transport.insertRows(
-      EVENTS_TABLE,
-      [...INSERT_COLUMNS, 'ingested_at'],
-      rows.map((r) => [...toInsertValues(r.record), microsToDateTime64(r.ingestedMicros)]),
-      insertSettings(randomUUID()),
-    );
+    const ingested = { column: 'ingested_at', type: "DateTime64(6, 'UTC')", micros: rows.map((r) => r.ingestedMicros.toString()) };
+    const batch = columnsFromRecords(rows.map((r) => r.record));
+    await transport.insertNative(EVENTS_TABLE, [...INSERT_COLUMNS, 'ingested_at'], encodeEventBlock(batch, 0, batch.rows, [ingested]), insertSettings(randomUUID()));
   }
 
   function record(org: string, createdMicros: bigint): EventRecord {

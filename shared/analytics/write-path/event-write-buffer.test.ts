@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { openChdbStore } from '../../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
+import type { EventColumns } from '../events/event-columns.ts';
 import { CHROME_WINDOWS_UA, eventRecords, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { progressLine } from '../../runtime/progress-line.ts';
 import { AnalyticsStore } from '../store/analytics-store.ts';
@@ -118,7 +119,7 @@ describe('EventWriteBuffer', () => {
     const orgId = newOrgId();
     const errors: string[] = [];
     const buf = buffer(await newSpool(), {
-      enricher: { enrich: () => Promise.reject(new Error('mmdb missing')) },
+      enricher: { enrichColumns: () => Promise.reject(new Error('mmdb missing')) },
       onError: (_e, ctx) => errors.push(ctx),
     });
     buf.push(rawHit({ orgId, ip: '8.8.8.8', referrer: 'https://a.example/' }));
@@ -189,6 +190,10 @@ describe('store outage → spool → backfill', () => {
     const lostAck: EventInserter = {
       insert: async (records: readonly EventRecord[], token: string) => {
         await store.insert(records, token);
+        throw new Error('connection reset after commit');
+      },
+      insertColumns: async (batch: EventColumns, token: string) => {
+        await store.insertColumns(batch, token);
         throw new Error('connection reset after commit');
       },
     };

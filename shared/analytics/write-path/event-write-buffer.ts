@@ -6,16 +6,24 @@
 // is pushed after close(), or when neither store nor spool takes it during close(); each such
 // loss is counted in droppedEvents. After a failed insert the store is skipped for a cooldown (batches go straight
 // to the spool), so an outage costs no insert timeouts per batch. close() returns once every
-// queued hit is inserted or spooled. A batch is enriched (and, embedded, JSON-encoded) a
-// thousand hits per event-loop turn, so a large batch never stalls the process it shares.
+// queued hit is inserted or spooled. A batch is enriched a thousand hits per event-loop turn
+// into columns (no object per event; the store encodes them the same way), so a large batch never
+// stalls the process it shares; only a batch that goes to the spool is turned into records.
 import { randomUUID } from 'node:crypto';
-import { buildEventRecord, NO_ENRICHMENT, type EventRecord } from '../events/analytics-event.ts';
+import { appendColumns, emptyEventColumns, recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
 import type { HitSink, HitSinkMetrics, RawHit } from '../events/raw-hit.ts';
+import { unenrichedColumns } from '../enrichment/enrich-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
 
 export interface HitEnrichment {
-  enrich(hits: readonly RawHit[]): Promise<EventRecord[]>;
+  enrichColumns(hits: readonly RawHit[]): Promise<EventColumns>;
+}
+
+/** A batch on its way to the store: its columns and the dedup token every retry reuses. */
+interface PendingBatch {
+  token: string;
+  columns: EventColumns;
 }
 
 export interface EventWriteBufferOptions {
@@ -82,7 +90,7 @@ export class EventWriteBuffer implements HitSink {
   private queue: RawHit[] = [];
   private queuedBytes = 0;
   /** Enriched batches neither inserted nor spooled yet (spool failed); retried first. */
-  private unsaved: SpooledBatch[] = [];
+  private unsaved: PendingBatch[] = [];
   private inFlight = new Set<Promise<void>>();
   private inFlightEvents = 0;
   private timer: NodeJS.Timeout | null;
@@ -160,7 +168,7 @@ export class EventWriteBuffer implements HitSink {
           if (this.queue.length === 0 && this.unsaved.length === 0) break;
           await new Promise((r) => setTimeout(r, 100 * (round + 1)));
         }
-        const lost = this.queue.length + this.unsaved.reduce((n, b) => n + b.records.length, 0);
+        const lost = this.queue.length + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
         this.m.droppedEvents += lost;
         this.dropped.unsaved_at_close += lost;
         this.queue = [];
@@ -183,7 +191,7 @@ export class EventWriteBuffer implements HitSink {
   }
 
   private heldEvents(): number {
-    return this.queue.length + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.records.length, 0);
+    return this.queue.length + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
   }
 
   /**
@@ -196,7 +204,7 @@ export class EventWriteBuffer implements HitSink {
     while (this.inFlight.size < this.maxConcurrent) {
       const retry = retries.shift();
       if (retry) {
-        this.start(retry.records.length, () => this.save(retry));
+        this.start(retry.columns.rows, () => this.save(retry));
         continue;
       }
       if (this.queue.length === 0 || (!all && this.queue.length < this.maxBatch)) break;
@@ -221,29 +229,30 @@ export class EventWriteBuffer implements HitSink {
   }
 
   private async writeHits(hits: RawHit[]): Promise<void> {
-    let records: EventRecord[];
+    let columns: EventColumns;
     try {
-      records = [];
+      columns = emptyEventColumns();
       // A large batch is enriched slice by slice, one event-loop turn each, so the process
       // (the redirector shares it) never stalls for a whole batch.
       for (let i = 0; i < hits.length; i += ENRICH_HITS_PER_TURN) {
         if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        records.push(...(await this.options.enricher.enrich(hits.slice(i, i + ENRICH_HITS_PER_TURN))));
+        appendColumns(columns, await this.options.enricher.enrichColumns(hits.slice(i, i + ENRICH_HITS_PER_TURN)));
       }
     } catch (err) {
       this.options.onError?.(err, 'enrich');
-      records = hits.map((h) => buildEventRecord(h, NO_ENRICHMENT)); // the raw facts only: nothing is lost
+      columns = unenrichedColumns(hits); // the raw facts only: nothing is lost
     }
-    await this.save({ token: randomUUID(), records });
+    await this.save({ token: randomUUID(), columns });
   }
 
-  /** Inserts the batch, or spools it with the same token, or keeps it for a later retry. */
-  private async save(batch: SpooledBatch): Promise<void> {
+  /** Inserts the batch, or spools it (as records) with the same token, or keeps it for a later retry. */
+  private async save(batch: PendingBatch): Promise<void> {
     const started = this.clock();
+    const events = batch.columns.rows;
     if (started >= this.storeDownUntil) {
       try {
         await this.insertWithTimeout(batch);
-        this.m.flushedEvents += batch.records.length;
+        this.m.flushedEvents += events;
         this.m.flushedBatches++;
         this.m.lastFlushLatencyMs = this.clock() - started;
         return;
@@ -254,8 +263,9 @@ export class EventWriteBuffer implements HitSink {
       }
     }
     try {
-      await this.options.spool.append(batch);
-      this.m.spooledEvents += batch.records.length;
+      const spooled: SpooledBatch = { token: batch.token, records: recordsFromColumns(batch.columns) };
+      await this.options.spool.append(spooled);
+      this.m.spooledEvents += events;
       this.m.spooledBatches++;
       this.m.lastFlushLatencyMs = this.clock() - started;
       this.options.onSpooled?.();
@@ -266,10 +276,10 @@ export class EventWriteBuffer implements HitSink {
     }
   }
 
-  private insertWithTimeout(batch: SpooledBatch): Promise<void> {
+  private insertWithTimeout(batch: PendingBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new InsertTimeout(this.insertTimeoutMs)), this.insertTimeoutMs);
-      this.options.store.insert(batch.records, batch.token).then(
+      this.options.store.insertColumns(batch.columns, batch.token).then(
         () => {
           clearTimeout(t);
           resolve();

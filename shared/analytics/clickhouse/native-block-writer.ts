@@ -1,0 +1,144 @@
+// Invariant: writes ONE block of ClickHouse's Native format (the columnar format the server
+// itself stores and exchanges), byte for byte as the engine writes it: VarUInt column count,
+// VarUInt row count, then per column its name, its type and its values, every column holding
+// exactly `rows` values. Only the types the analytics insert needs are written: String,
+// Nullable(String), UUID and DateTime64 (microseconds). A column is written whole by one call,
+// so a caller can never interleave two columns. The buffer grows by doubling; nothing is
+// allocated per value.
+const MAX_UTF8_BYTES_PER_CHAR = 3;
+const MAX_VARUINT_BYTES = 10;
+
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX[i.toString(16).charCodeAt(0)] = i;
+  HEX[i.toString(16).toUpperCase().charCodeAt(0)] = i;
+}
+
+/** Where each of the 16 bytes of a UUID goes: ClickHouse writes each 8-byte half little-endian. */
+const UUID_BYTE_AT = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
+/** Character offsets of the 16 bytes in the canonical 36-character text. */
+const UUID_HEX_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+export class NativeBlockWriter {
+  private buf: Buffer;
+  private pos = 0;
+
+  /** Every column takes its values from index `start`, `rows` of them. */
+  constructor(
+    readonly rows: number,
+    columns: number,
+    bytesHint = 256 * Math.max(rows, 1),
+    readonly start = 0,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(bytesHint, 64));
+    this.varUInt(columns);
+    this.varUInt(rows);
+  }
+
+  /** A String column; null is refused (the column is not nullable). */
+  stringColumn(name: string, values: readonly (string | null)[]): void {
+    this.header(name, 'String');
+    for (let i = 0; i < this.rows; i++) {
+      const v = values[this.start + i];
+      if (typeof v !== 'string') throw new TypeError(`column ${name}: row ${i} is not a string`);
+      this.string(v);
+    }
+  }
+
+  /** A Nullable(String) column: the null map, then every row's string ('' where null). */
+  nullableStringColumn(name: string, values: readonly (string | null)[]): void {
+    this.header(name, 'Nullable(String)');
+    this.ensure(this.rows);
+    for (let i = 0; i < this.rows; i++) this.buf[this.pos++] = values[this.start + i] == null ? 1 : 0;
+    for (let i = 0; i < this.rows; i++) this.string(values[this.start + i] ?? '');
+  }
+
+  /** A UUID column from canonical text (8-4-4-4-12 hex). */
+  uuidColumn(name: string, values: readonly (string | null)[]): void {
+    this.header(name, 'UUID');
+    this.ensure(16 * this.rows);
+    const b = this.buf;
+    for (let i = 0; i < this.rows; i++) {
+      const text = values[this.start + i];
+      if (typeof text !== 'string' || text.length !== 36) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
+      for (let k = 0; k < 16; k++) {
+        const at = UUID_HEX_AT[k] as number;
+        const hi = HEX[text.charCodeAt(at)] ?? -1;
+        const lo = HEX[text.charCodeAt(at + 1)] ?? -1;
+        if (hi < 0 || lo < 0) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
+        b[this.pos + (UUID_BYTE_AT[k] as number)] = (hi << 4) | lo;
+      }
+      this.pos += 16;
+    }
+  }
+
+  /**
+   * A DateTime64(6, 'UTC') column from microseconds since the epoch as decimal text (exact for
+   * every instant within ±285 years of 1970, far beyond the storable range 1900–2299).
+   */
+  dateTime64MicrosColumn(name: string, type: string, micros: readonly (string | null)[]): void {
+    this.header(name, type);
+    this.ensure(8 * this.rows);
+    for (let i = 0; i < this.rows; i++) {
+      const n = Number(micros[this.start + i]);
+      if (!Number.isSafeInteger(n)) throw new TypeError(`column ${name}: row ${i} is not an integer number of microseconds`);
+      this.buf.writeBigInt64LE(BigInt(n), this.pos);
+      this.pos += 8;
+    }
+  }
+
+  /** The finished block (a view of the writer's buffer). */
+  finish(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  private header(name: string, type: string): void {
+    this.string(name);
+    this.string(type);
+  }
+
+  private string(s: string): void {
+    this.ensure(MAX_VARUINT_BYTES + MAX_UTF8_BYTES_PER_CHAR * s.length);
+    // Short ASCII strings (almost every value) are copied code unit by code unit: no native call.
+    const n = s.length;
+    if (n < 128) {
+      const start = this.pos + 1;
+      let ascii = true;
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) {
+          ascii = false;
+          break;
+        }
+        this.buf[start + i] = c;
+      }
+      if (ascii) {
+        this.buf[this.pos] = n;
+        this.pos = start + n;
+        return;
+      }
+    }
+    const bytes = Buffer.byteLength(s, 'utf8');
+    this.varUInt(bytes);
+    this.pos += this.buf.write(s, this.pos, bytes, "utf8");
+  }
+
+  private varUInt(value: number): void {
+    this.ensure(MAX_VARUINT_BYTES);
+    let v = value;
+    while (v >= 0x80) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.buf[this.pos++] = v;
+  }
+
+  private ensure(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + bytes) size *= 2;
+    const grown = Buffer.allocUnsafe(size);
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+}
