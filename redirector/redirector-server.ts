@@ -160,6 +160,17 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   /** Requests received, to tell a quiet connection set during a drain. */
   let received = 0;
 
+  /** The last Host seen and its normal form: nearly every request repeats it. */
+  let lastRawHost = '';
+  let lastHost = normalizeHost('');
+  const hostOf = (raw: string): string => {
+    if (raw !== lastRawHost) {
+      lastHost = normalizeHost(raw);
+      lastRawHost = raw;
+    }
+    return lastHost;
+  };
+
   /**
    * Copies the request facts, each header bounded as it is read: null when one exceeds
    * MAX_HEADER_LENGTH (answered 431). User-Agent and Referer are cut before anything parses,
@@ -187,7 +198,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     const ip = clientAddress.choose(remoteAddress(res), xff);
     return {
       method,
-      host: normalizeHost(host),
+      host: hostOf(host),
       qr: queryHasQr(req.getQuery() ?? ''),
       accept,
       userAgent: cutHeader(userAgent, MAX_USER_AGENT_LENGTH),

@@ -31,9 +31,11 @@ export interface EventWriteBufferOptions {
   enricher: HitEnrichment;
   spool: EventSpool;
   /**
-   * Events per insert. Default 5000: an insert has a fixed cost (≈ 10 ms in chDB, one new part
-   * to merge), so 5000-event batches take ≈ 2× the events/s of 1000-event ones; at lower rates
-   * the timer flushes first, so a batch never waits longer than flushIntervalMs.
+   * Events per insert. Default 50 000: every insert is a new part the engine merges later, so
+   * fewer, larger inserts cost less engine CPU per event (measured with `npm start` pinned to one
+   * core at ≈ 30k clicks/s: background merges took 5.5 µs per event with 5000-event batches,
+   * 3.1 µs with 20 000 and 2.3 µs with 50 000). Below that rate the timer flushes first, so a
+   * batch never waits longer than flushIntervalMs either way.
    */
   maxBatch?: number;
   /** Flush whatever is queued at least this often (ms). Default 1000. */
@@ -77,6 +79,15 @@ export type DropReason = 'queue_full' | 'closed' | 'unsaved_at_close';
 const HIT_FIXED_BYTES = 400;
 const hitBytes = (hit: RawHit): number => HIT_FIXED_BYTES + 2 * ((hit.userAgent?.length ?? 0) + (hit.referrer?.length ?? 0));
 
+/**
+ * Events per spool entry at most. A spooled batch is one JSON entry (file line, stream entry);
+ * splitting a 50 000-event batch keeps each entry near 2.5 MB, as with the former 5000-event
+ * batches. The pieces carry tokens derived from the batch's, so in the one case an insert did
+ * commit but was reported failed (a lost answer) the backfill stores a second copy of those events,
+ * which every read hides (FINAL keeps one row per event) until a merge removes it.
+ */
+const SPOOL_ENTRY_EVENTS = 5000;
+
 /** Hits enriched per event-loop turn (lookups of unseen IPs and User-Agents cost up to ≈ 20 µs a hit). */
 const ENRICH_HITS_PER_TURN = 1000;
 
@@ -117,7 +128,7 @@ export class EventWriteBuffer implements HitSink {
   private readonly clock: () => number;
 
   constructor(private readonly options: EventWriteBufferOptions) {
-    this.maxBatch = options.maxBatch ?? 5000;
+    this.maxBatch = options.maxBatch ?? 50_000;
     this.maxQueued = options.maxQueuedEvents ?? 200_000;
     this.maxQueuedBytes = options.maxQueuedBytes ?? 64 * 1024 * 1024;
     this.insertTimeoutMs = options.insertTimeoutMs ?? 10_000;
@@ -263,10 +274,21 @@ export class EventWriteBuffer implements HitSink {
       }
     }
     try {
-      const spooled: SpooledBatch = { token: batch.token, records: recordsFromColumns(batch.columns) };
-      await this.options.spool.append(spooled);
+      // A large batch goes to the spool in entries of at most SPOOL_ENTRY_EVENTS, one per turn, so
+      // no single JSON entry stalls the loop; each entry's token is derived from the batch's, so
+      // spooling the batch again after a failure repeats the same entries (dropped by their tokens).
+      const records = recordsFromColumns(batch.columns);
+      const pieces = Math.ceil(records.length / SPOOL_ENTRY_EVENTS);
+      for (let i = 0; i < pieces; i++) {
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const entry: SpooledBatch = {
+          token: pieces === 1 ? batch.token : `${batch.token}-${i}`,
+          records: pieces === 1 ? records : records.slice(i * SPOOL_ENTRY_EVENTS, (i + 1) * SPOOL_ENTRY_EVENTS),
+        };
+        await this.options.spool.append(entry);
+      }
       this.m.spooledEvents += events;
-      this.m.spooledBatches++;
+      this.m.spooledBatches += pieces;
       this.m.lastFlushLatencyMs = this.clock() - started;
       this.options.onSpooled?.();
     } catch (err) {
