@@ -17,7 +17,9 @@ import { v7 as uuidv7 } from 'uuid';
 import type { EventRecord } from '../shared/analytics/events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportFormat, SyncRequest } from '../shared/analytics/reads/analytics-params.ts';
 import { AnalyticsStore, filterFlags, filterParams } from '../shared/analytics/store/analytics-store.ts';
-import { browseSql, exportSql, INSERT_COLUMNS, insertSettings, syncSql, toInsertRow } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
+import { browseSql, exportSql, INSERT_COLUMNS, insertSettings, syncSql } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
+import { encodeEventBlock } from '../shared/analytics/clickhouse/event-native-block.ts';
+import { columnsFromRecords } from '../shared/analytics/events/event-columns.ts';
 import { EVENTS_TABLE } from '../shared/analytics/clickhouse/events-table.ts';
 import { ChdbTransport } from '../shared/analytics/clickhouse/chdb-transport.ts';
 import type { QueryParams } from '../shared/analytics/clickhouse/clickhouse-transport.ts';
@@ -31,7 +33,12 @@ import type { EventSpool, SpooledBatch, SpoolEntry } from '../shared/analytics/w
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DAY_MICROS = 86_400_000_000n;
 const RANGE_DAYS = 90;
-const INGEST_BATCH = 1000;
+/** Events per insert on the insert-only paths: the write buffer's default batch. */
+const INGEST_BATCH = 50_000;
+/** Hits pushed between two event-loop turns on the product path (the redirector's loop turns between requests). */
+const PUSH_TURN = 1000;
+/** After a timed ingest, the wait that lets the engine merge what it wrote (counted in CPU). */
+const MERGE_SETTLE_MS = 1500;
 const INGEST_CONCURRENCY = 2; // EventWriteBuffer's default maxConcurrentFlushes
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 const NO_FILTERS: EventFilters = { shortCode: null, clickSource: null, eventType: null };
@@ -102,6 +109,10 @@ export interface RateResult {
   rows: number;
   ms: number;
   rowsPerSec: number;
+  /** Process CPU (every thread: JS, the engine's insert and merge threads) per row, µs; measured paths only. */
+  cpuMicrosPerRow?: number;
+  /** 1e6 / cpuMicrosPerRow: rows per second one core sustains on this path. */
+  rowsPerCoreSec?: number;
 }
 
 export interface IngestResult {
@@ -183,8 +194,25 @@ function round(n: number, digits = 2): number {
   return Math.round(n * f) / f;
 }
 
-function rate(label: string, rows: number, ms: number): RateResult {
-  return { label, rows, ms: round(ms, 1), rowsPerSec: Math.round((rows * 1000) / ms) };
+function rate(label: string, rows: number, ms: number, cpuMicros?: number): RateResult {
+  const r: RateResult = { label, rows, ms: round(ms, 1), rowsPerSec: Math.round((rows * 1000) / ms) };
+  if (cpuMicros !== undefined) {
+    r.cpuMicrosPerRow = round(cpuMicros / rows, 2);
+    r.rowsPerCoreSec = Math.round((rows * 1e6) / cpuMicros);
+  }
+  return r;
+}
+
+/** Wall ms and process CPU µs (all threads) of `work`, plus a settle for the engine's merges it caused. */
+async function timed(work: () => Promise<void>): Promise<{ ms: number; cpuMicros: number }> {
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  // Parts written by the inserts are merged in the background: their cost belongs to this path.
+  await sleep(MERGE_SETTLE_MS);
+  const cpu = process.cpuUsage(cpu0);
+  return { ms, cpuMicros: cpu.user + cpu.system };
 }
 
 /** Nearest-rank percentile of ascending samples. */
@@ -398,10 +426,16 @@ function ipPool(size: number, random: () => number): string[] {
   });
 }
 
+/**
+ * The client addresses of every ingest round: 10,000 distinct public addresses, as in the redirect
+ * bench's production row (so the geo LRU sees the reuse real traffic has, not a new address per click).
+ */
+const CLIENT_ADDRESSES = ipPool(10_000, prng(4242));
+
 /** `n` RawHits as the redirector would push them (fresh UUIDv7 ids, click times from now). */
 function buildHits(orgId: string, n: number, seed: number): RawHit[] {
   const random = prng(seed);
-  const ips = ipPool(Math.min(n, 50_000), random);
+  const ips = CLIENT_ADDRESSES;
   const start = BigInt(Date.now()) * 1000n;
   return Array.from({ length: n }, (_, i): RawHit => {
     const code = Math.floor(random() ** 3 * CODES);
@@ -503,50 +537,45 @@ function batches<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** Product path: RawHit → EventWriteBuffer (enrich + batched insert) → store, until close() resolves. */
-async function ingestProduct(ctx: Ctx, hits: readonly RawHit[]): Promise<number> {
+async function ingestProduct(ctx: Ctx, hits: readonly RawHit[]): Promise<{ ms: number; cpuMicros: number }> {
   const spool = new MemorySpool();
   const errors: unknown[] = [];
   const buffer = new EventWriteBuffer({ store: ctx.store, enricher: ctx.enricher, spool, onError: (e) => errors.push(e) });
-  const started = performance.now();
-  let pushed = 0;
-  for (const hit of hits) {
-    buffer.push(hit);
-    if (++pushed % INGEST_BATCH === 0) {
-      // The redirector's event loop turns between requests; and keep well inside the queue bound.
-      await nextTick();
-      while (buffer.metrics().queueDepth > 50_000) await sleep(1);
+  const t = await timed(async () => {
+    let pushed = 0;
+    for (const hit of hits) {
+      buffer.push(hit);
+      if (++pushed % PUSH_TURN === 0) {
+        // The redirector's event loop turns between requests; and keep well inside the queue bound.
+        await nextTick();
+        while (buffer.metrics().queueDepth > 150_000) await sleep(1);
+      }
     }
-  }
-  const m = await buffer.close();
-  const ms = performance.now() - started;
+    await buffer.close();
+  });
+  const m = buffer.metrics();
   if (m.flushedEvents !== hits.length || m.spooledEvents !== 0 || m.droppedEvents !== 0 || errors.length > 0) {
     throw new Error(`write buffer lost events: ${JSON.stringify(m)}; first error: ${String(errors[0])}`);
   }
-  return ms;
+  return t;
 }
 
 /** The store's own insert of already-enriched records (no buffer, no enrichment), same batching and concurrency. */
-async function ingestStoreInsert(ctx: Ctx, records: readonly EventRecord[]): Promise<number> {
+async function ingestStoreInsert(ctx: Ctx, records: readonly EventRecord[]): Promise<{ ms: number; cpuMicros: number }> {
   const work = batches(records, INGEST_BATCH);
-  const started = performance.now();
-  await pool(work, INGEST_CONCURRENCY, (b) => ctx.store.insert(b, randomUUID()));
-  return performance.now() - started;
+  return timed(() => pool(work, INGEST_CONCURRENCY, (b) => ctx.store.insert(b, randomUUID())));
 }
 
-/** Baseline: pre-built JSONEachRow payloads of the same rows, straight into chDB, same settings, batching and concurrency. */
-async function ingestRaw(ctx: Ctx, records: readonly EventRecord[]): Promise<number> {
-  const payloads = batches(records, INGEST_BATCH).map((b) => Buffer.from(b.map((r) => JSON.stringify(toInsertRow(r))).join('\n') + '\n'));
-  const started = performance.now();
-  await pool(payloads, INGEST_CONCURRENCY, async (values) => {
-    await ctx.raw.insert({ table: EVENTS_TABLE, values, format: 'JSONEachRow', columns: INSERT_COLUMNS, settings: insertSettings(randomUUID()) });
-  });
-  return performance.now() - started;
+/** Baseline: the same rows as pre-built Native blocks (encoded outside the timing), straight into chDB, same settings, batching and concurrency. */
+async function ingestRaw(ctx: Ctx, records: readonly EventRecord[]): Promise<{ ms: number; cpuMicros: number }> {
+  const blocks = batches(records, INGEST_BATCH).map((b) => encodeEventBlock(columnsFromRecords(b)));
+  return timed(() => pool(blocks, INGEST_CONCURRENCY, (block) => ctx.store.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, insertSettings(randomUUID()))));
 }
 
 async function enrichOnly(ctx: Ctx, hits: readonly RawHit[]): Promise<{ ms: number; records: EventRecord[] }> {
   const started = performance.now();
   const records: EventRecord[] = [];
-  for (const b of batches(hits, INGEST_BATCH)) records.push(...(await ctx.enricher.enrich(b)));
+  for (const b of batches(hits, PUSH_TURN)) records.push(...(await ctx.enricher.enrich(b)));
   return { ms: performance.now() - started, records };
 }
 
@@ -555,25 +584,25 @@ async function benchIngest(ctx: Ctx): Promise<Omit<IngestResult, 'engineBulk'>> 
   const log = config.log;
   const n = config.ingestEvents;
   // Warm-up: opens the geo databases, parses the User-Agents, and compiles the insert path.
-  const warm = buildHits(randomUUID(), 2 * INGEST_BATCH, 7);
+  const warm = buildHits(randomUUID(), 2 * PUSH_TURN, 7);
   await ingestProduct(ctx, warm);
   const rounds: RateResult[] = [];
   for (let round = 0; round < config.ingestRounds; round++) {
     const productHits = buildHits(randomUUID(), n, 100 + round);
-    const productMs = await ingestProduct(ctx, productHits);
-    rounds.push(rate(`product#${round + 1}`, n, productMs));
+    const product = await ingestProduct(ctx, productHits);
+    rounds.push(rate(`product#${round + 1}`, n, product.ms, product.cpuMicros));
     log(`ingest round ${round + 1}: product ${rounds.at(-1)?.rowsPerSec} ev/s`);
 
     // The same kind of hits, enriched outside the timing for the two insert-only paths.
     const other = buildHits(randomUUID(), n, 200 + round);
     const enriched = await enrichOnly(ctx, other);
     rounds.push(rate(`enrich-only#${round + 1}`, n, enriched.ms));
-    const storeMs = await ingestStoreInsert(ctx, enriched.records);
-    rounds.push(rate(`store-insert#${round + 1}`, n, storeMs));
+    const store = await ingestStoreInsert(ctx, enriched.records);
+    rounds.push(rate(`store-insert#${round + 1}`, n, store.ms, store.cpuMicros));
     const rawOrg = randomUUID();
     const rawRecords = enriched.records.map((r) => ({ ...r, orgId: rawOrg, eventId: uuidv7() }));
-    const rawMs = await ingestRaw(ctx, rawRecords);
-    rounds.push(rate(`raw-insert#${round + 1}`, n, rawMs));
+    const raw = await ingestRaw(ctx, rawRecords);
+    rounds.push(rate(`raw-insert#${round + 1}`, n, raw.ms, raw.cpuMicros));
     log(`ingest round ${round + 1}: store.insert ${rounds.at(-2)?.rowsPerSec} ev/s, raw ${rounds.at(-1)?.rowsPerSec} ev/s`);
     const counted = await ctx.store.countEvents(productHits[0]?.orgId ?? '');
     if (counted !== n) throw new Error(`product ingest stored ${counted} of ${n} events`);
@@ -581,7 +610,8 @@ async function benchIngest(ctx: Ctx): Promise<Omit<IngestResult, 'engineBulk'>> 
   const med = (prefix: string): RateResult => {
     const rs = rounds.filter((r) => r.label.startsWith(`${prefix}#`));
     const ms = median(rs.map((r) => r.ms));
-    return rate(prefix, n, ms);
+    const cpu = rs.every((r) => r.cpuMicrosPerRow !== undefined) ? median(rs.map((r) => (r.cpuMicrosPerRow ?? 0) * n)) : undefined;
+    return rate(prefix, n, ms, cpu);
   };
   const product = med('product');
   const storeInsertOnly = med('store-insert');
@@ -916,13 +946,13 @@ export function formatReport(r: AnalyticsBenchResult): string {
   out.push('', `Ingest (${fmt(r.config.ingestEvents)} events per path, median of ${r.config.ingestRounds} round(s); ${INGEST_CONCURRENCY} batches in flight, of ${INGEST_BATCH} events on the insert paths and of the write buffer's default size on the product path)`);
   out.push(
     table(
-      ['path', 'events/s', 'vs raw'],
+      ['path', 'events/s', 'vs raw', 'CPU µs/event', 'events/s per core'],
       [
-        ['product: RawHit → EventWriteBuffer (enrich + insert) → store', fmt(i.product.rowsPerSec), `${i.ratioProductToRaw}×`],
-        ['  store.insert(records) only (no enrichment, no buffer)', fmt(i.storeInsertOnly.rowsPerSec), `${i.ratioStoreInsertToRaw}×`],
-        ['  HitEnricher.enrich only (CPU, no store)', fmt(i.enrichOnly.rowsPerSec), ''],
-        ['baseline: raw chDB insert of pre-built JSONEachRow, same batches', fmt(i.rawInsert.rowsPerSec), '1×'],
-        ['engine ceiling: one INSERT … SELECT FROM numbers_mt() (data set load)', fmt(i.engineBulk.rowsPerSec), ''],
+        ['product: RawHit → EventWriteBuffer (enrich + insert) → store', fmt(i.product.rowsPerSec), `${i.ratioProductToRaw}×`, String(i.product.cpuMicrosPerRow ?? ''), fmt(i.product.rowsPerCoreSec ?? 0)],
+        ['  store.insert(records) only (no enrichment, no buffer)', fmt(i.storeInsertOnly.rowsPerSec), `${i.ratioStoreInsertToRaw}×`, String(i.storeInsertOnly.cpuMicrosPerRow ?? ''), fmt(i.storeInsertOnly.rowsPerCoreSec ?? 0)],
+        ['  HitEnricher.enrich only (CPU, no store)', fmt(i.enrichOnly.rowsPerSec), '', '', ''],
+        ['baseline: chDB insert of pre-built Native blocks, same batches', fmt(i.rawInsert.rowsPerSec), '1×', String(i.rawInsert.cpuMicrosPerRow ?? ''), fmt(i.rawInsert.rowsPerCoreSec ?? 0)],
+        ['engine ceiling: one INSERT … SELECT FROM numbers_mt() (data set load)', fmt(i.engineBulk.rowsPerSec), '', '', ''],
       ],
     ),
   );

@@ -24,10 +24,8 @@ import { EVENTS_TABLE } from './events-table.ts';
 
 const INSERTED = INSERTED_FIELDS;
 
-/** Insert: rows of these columns (toInsertValues, positional); ingested_at is left to the server. */
+/** Insert: the columns of every Native block (event-native-block.ts); ingested_at is left to the server. */
 export const INSERT_COLUMNS: readonly string[] = INSERTED.map((k) => EVENT_FIELDS[k].column);
-
-export type InsertRow = Record<string, string | null>;
 
 /**
  * Settings every analytics insert carries: the batch's dedup token, and a synchronous insert
@@ -36,53 +34,6 @@ export type InsertRow = Record<string, string | null>;
  */
 export function insertSettings(dedupToken: string): Record<string, string> {
   return { insert_deduplication_token: dedupToken, insert_deduplicate: '1', async_insert: '0' };
-}
-
-/** 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC) for a DateTime64(6, 'UTC') column, from exact microseconds. */
-export function microsToDateTime64(micros: bigint): string {
-  const frac = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
-  const seconds = (micros - frac) / 1_000_000n;
-  const base = new Date(Number(seconds) * 1000).toISOString().slice(0, 19).replace('T', ' ');
-  return `${base}.${frac.toString().padStart(6, '0')}`;
-}
-
-const ORDINARY_MICROS = /^[1-9]\d{6,15}$/;
-let lastSecond = '';
-let lastSecondText = '';
-
-/**
- * microsToDateTime64 of a decimal string of microseconds, without BigInt for ordinary instants
- * (after 1970-01-01T00:00:01, 16 digits at most) and reusing the text of the previous call's
- * second, since the events of a batch share seconds.
- */
-export function microsTextToDateTime64(micros: string): string {
-  if (!ORDINARY_MICROS.test(micros)) return microsToDateTime64(BigInt(micros));
-  const second = micros.slice(0, -6);
-  if (second !== lastSecond) {
-    lastSecondText = new Date(Number(second) * 1000).toISOString().slice(0, 19).replace('T', ' ');
-    lastSecond = second;
-  }
-  return `${lastSecondText}.${micros.slice(-6)}`;
-}
-
-/** How each inserted field is read off a record and written for JSONCompactEachRow. */
-const INSERT_ENCODERS: readonly ((r: Readonly<Record<string, unknown>>) => string | null)[] = INSERTED.map((k) => {
-  const key = recordKey(k);
-  return isInstantField(k) ? (r) => microsTextToDateTime64(String(r[key])) : (r) => (r[key] ?? null) as string | null;
-});
-
-/** One row's values in INSERT_COLUMNS order (JSONCompactEachRow). */
-export function toInsertValues(r: EventRecord): (string | null)[] {
-  const stored = r as unknown as Readonly<Record<string, unknown>>;
-  const out = new Array<string | null>(INSERT_ENCODERS.length);
-  for (let i = 0; i < INSERT_ENCODERS.length; i++) out[i] = (INSERT_ENCODERS[i] as (typeof INSERT_ENCODERS)[number])(stored);
-  return out;
-}
-
-/** The same row keyed by column (JSONEachRow). */
-export function toInsertRow(r: EventRecord): InsertRow {
-  const values = toInsertValues(r);
-  return Object.fromEntries(INSERT_COLUMNS.map((c, i) => [c, values[i] ?? null]));
 }
 
 /** What every read returns per row: an EventRecord plus its sync position. */

@@ -1,8 +1,10 @@
-// Invariant: an analytics insert travels as ONE Native block whose columns are the inserted
-// fields (INSERT_COLUMNS, in table order), each written in a type derived from the field's
-// ClickHouse type in the event schema: its LowCardinality wrapper and DEFAULT dropped (the engine
-// converts on insert), so the block never states a column or a type of its own. A schema field
-// whose type has no encoder here fails at import, not at the first insert.
+// Invariant: an analytics insert travels as Native blocks whose columns are the inserted fields
+// (INSERT_COLUMNS, in table order), each written in a type derived from the field's ClickHouse
+// type in the event schema (DEFAULT dropped), so the block never states a column or a type of its
+// own. Every string column is sent as LowCardinality (a batch of clicks repeats its organisation,
+// link, UTM tags, browser and place: each distinct value is written once, each row as an index;
+// the engine converts to the table's type on insert). A schema field whose type has no encoder
+// here fails at import, not at the first insert.
 import type { EventColumns } from '../events/event-columns.ts';
 import { EVENT_FIELDS, INSERTED_FIELDS, recordKey } from '../events/event-schema.ts';
 import { NativeBlockWriter } from './native-block-writer.ts';
@@ -48,8 +50,8 @@ export function encodeEventBlock(batch: EventColumns, start = 0, end = batch.row
   const w = new NativeBlockWriter(rows, COLUMNS.length + extraInstants.length, BYTES_PER_EVENT_HINT * rows, start);
   for (const c of COLUMNS) {
     const values = batch.values[c.key];
-    if (c.encoding === 'string') w.stringColumn(c.name, values);
-    else if (c.encoding === 'nullableString') w.nullableStringColumn(c.name, values);
+    if (c.encoding === 'string') w.lowCardinalityStringColumn(c.name, values, false);
+    else if (c.encoding === 'nullableString') w.lowCardinalityStringColumn(c.name, values, true);
     else if (c.encoding === 'uuid') w.uuidColumn(c.name, values);
     else w.dateTime64MicrosColumn(c.name, c.type, values);
   }

@@ -1,10 +1,15 @@
 // Invariant: writes ONE block of ClickHouse's Native format (the columnar format the server
 // itself stores and exchanges), byte for byte as the engine writes it: VarUInt column count,
 // VarUInt row count, then per column its name, its type and its values, every column holding
-// exactly `rows` values. Only the types the analytics insert needs are written: String,
-// Nullable(String), UUID and DateTime64 (microseconds). A column is written whole by one call,
-// so a caller can never interleave two columns. The buffer grows by doubling; nothing is
-// allocated per value.
+// exactly `rows` values. Only the types the analytics insert needs are written:
+// LowCardinality(String), LowCardinality(Nullable(String)), UUID and DateTime64 (microseconds). A column is
+// written whole by one call, so a caller can never interleave two columns. The buffer grows by
+// doubling; nothing is allocated per value.
+//
+// LowCardinality, as the engine writes it in a Native block: UInt64 1 (keys serialization
+// version), UInt64 0x600 | index width (additional keys, dictionary to update; width 0/1/2 =
+// UInt8/16/32), UInt64 key count, the keys as Strings (index 0 is the default ''; a nullable
+// column has NULL at 0 and '' at 1), UInt64 row count, then one index per row.
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 const MAX_VARUINT_BYTES = 10;
 
@@ -35,22 +40,53 @@ export class NativeBlockWriter {
     this.varUInt(rows);
   }
 
-  /** A String column; null is refused (the column is not nullable). */
-  stringColumn(name: string, values: readonly (string | null)[]): void {
-    this.header(name, 'String');
+  /**
+   * A LowCardinality(String) or LowCardinality(Nullable(String)) column: each distinct value is
+   * written once, each row as an index (what repeats in a batch of clicks costs one Map lookup).
+   */
+  lowCardinalityStringColumn(name: string, values: readonly (string | null)[], nullable: boolean): void {
+    const keys: string[] = nullable ? ['', ''] : [''];
+    const emptyIndex = nullable ? 1 : 0;
+    const index = new Map<string, number>();
+    const rowsIndex = new Uint32Array(this.rows);
     for (let i = 0; i < this.rows; i++) {
       const v = values[this.start + i];
-      if (typeof v !== 'string') throw new TypeError(`column ${name}: row ${i} is not a string`);
-      this.string(v);
+      if (v == null) {
+        if (!nullable) throw new TypeError(`column ${name}: row ${i} is not a string`);
+        rowsIndex[i] = 0;
+      } else if (v === '') rowsIndex[i] = emptyIndex;
+      else {
+        let k = index.get(v);
+        if (k === undefined) {
+          k = keys.length;
+          keys.push(v);
+          index.set(v, k);
+        }
+        rowsIndex[i] = k;
+      }
     }
-  }
-
-  /** A Nullable(String) column: the null map, then every row's string ('' where null). */
-  nullableStringColumn(name: string, values: readonly (string | null)[]): void {
-    this.header(name, 'Nullable(String)');
-    this.ensure(this.rows);
-    for (let i = 0; i < this.rows; i++) this.buf[this.pos++] = values[this.start + i] == null ? 1 : 0;
-    for (let i = 0; i < this.rows; i++) this.string(values[this.start + i] ?? '');
+    this.header(name, nullable ? 'LowCardinality(Nullable(String))' : 'LowCardinality(String)');
+    const width = keys.length <= 0x100 ? 0 : keys.length <= 0x10000 ? 1 : 2;
+    this.uint64(1);
+    this.uint64(0x600 | width);
+    this.uint64(keys.length);
+    for (const k of keys) this.string(k);
+    this.uint64(this.rows);
+    const bytes = 1 << width;
+    this.ensure(bytes * this.rows);
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < this.rows; i++) {
+      const k = rowsIndex[i] as number;
+      b[p] = k & 0xff;
+      if (width >= 1) b[p + 1] = (k >>> 8) & 0xff;
+      if (width === 2) {
+        b[p + 2] = (k >>> 16) & 0xff;
+        b[p + 3] = (k >>> 24) & 0xff;
+      }
+      p += bytes;
+    }
+    this.pos = p;
   }
 
   /** A UUID column from canonical text (8-4-4-4-12 hex). */
@@ -73,16 +109,22 @@ export class NativeBlockWriter {
   }
 
   /**
-   * A DateTime64(6, 'UTC') column from microseconds since the epoch as decimal text (exact for
-   * every instant within ±285 years of 1970, far beyond the storable range 1900–2299).
+   * A DateTime64(6, 'UTC') column from microseconds since the epoch as decimal text: exact for
+   * every Int64 (text beyond 2^53, such as instants after 2255, is read as a BigInt).
    */
   dateTime64MicrosColumn(name: string, type: string, micros: readonly (string | null)[]): void {
     this.header(name, type);
     this.ensure(8 * this.rows);
     for (let i = 0; i < this.rows; i++) {
-      const n = Number(micros[this.start + i]);
-      if (!Number.isSafeInteger(n)) throw new TypeError(`column ${name}: row ${i} is not an integer number of microseconds`);
-      this.buf.writeBigInt64LE(BigInt(n), this.pos);
+      const text = micros[this.start + i];
+      const n = Number(text);
+      if (Number.isSafeInteger(n)) {
+        const hi = Math.floor(n / 0x1_0000_0000);
+        this.buf.writeUInt32LE(n - hi * 0x1_0000_0000, this.pos);
+        this.buf.writeInt32LE(hi, this.pos + 4);
+      } else if (typeof text === 'string' && /^-?\d{1,19}$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text)) {
+        this.buf.writeBigInt64LE(BigInt(text), this.pos);
+      } else throw new TypeError(`column ${name}: row ${i} is not an integer number of microseconds`);
       this.pos += 8;
     }
   }
@@ -90,6 +132,13 @@ export class NativeBlockWriter {
   /** The finished block (a view of the writer's buffer). */
   finish(): Buffer {
     return this.buf.subarray(0, this.pos);
+  }
+
+  private uint64(value: number): void {
+    this.ensure(8);
+    this.buf.writeUInt32LE(value >>> 0, this.pos);
+    this.buf.writeUInt32LE(Math.floor(value / 0x1_0000_0000), this.pos + 4);
+    this.pos += 8;
   }
 
   private header(name: string, type: string): void {
