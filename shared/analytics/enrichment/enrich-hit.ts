@@ -52,7 +52,7 @@ function appendFacts(out: EventColumns, hits: readonly RawHit[]): void {
     const column = out.values[k];
     for (const h of hits) column.push(h[k]);
   }
-  out.rows = hits.length;
+  out.rows += hits.length;
 }
 
 export class HitEnricher {
@@ -64,14 +64,13 @@ export class HitEnricher {
     this.userAgents = new UserAgentCache(options.userAgentCacheEntries);
   }
 
-  /** The batch as columns: the hits' facts, then the enrichment. */
-  async enrichColumns(hits: readonly RawHit[]): Promise<EventColumns> {
+  /** The hits as events appended to `out` (a new batch by default): their facts, then the enrichment. */
+  async enrichColumns(hits: readonly RawHit[], out: EventColumns = emptyEventColumns()): Promise<EventColumns> {
     const ips = [...new Set(hits.map((h) => h.ip).filter((ip): ip is string => ip !== null))];
     const geos = await this.geo.lookupAll(ips);
     const geoOf = new Map<string | null, Geo>(ips.map((ip, i) => [ip, geos[i] ?? NO_GEO]));
     const uaOf = new Map<string | null, UserAgentDetails>();
     const refOf = new Map<string | null, string | null>();
-    const out = emptyEventColumns();
     appendFacts(out, hits);
     const v = out.values;
     for (const h of hits) {

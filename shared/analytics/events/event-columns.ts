@@ -39,12 +39,3 @@ export function recordsFromColumns(columns: EventColumns): EventRecord[] {
   }
   return out;
 }
-
-/** Appends every row of `from` to `to`. */
-export function appendColumns(to: EventColumns, from: EventColumns): void {
-  for (const k of INSERTED_KEYS) {
-    const target = to.values[k];
-    for (const v of from.values[k]) target.push(v);
-  }
-  to.rows += from.rows;
-}

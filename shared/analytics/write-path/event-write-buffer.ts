@@ -10,14 +10,15 @@
 // into columns (no object per event; the store encodes them the same way), so a large batch never
 // stalls the process it shares; only a batch that goes to the spool is turned into records.
 import { randomUUID } from 'node:crypto';
-import { appendColumns, emptyEventColumns, recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
+import { emptyEventColumns, recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
 import type { HitSink, HitSinkMetrics, RawHit } from '../events/raw-hit.ts';
 import { unenrichedColumns } from '../enrichment/enrich-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
 
 export interface HitEnrichment {
-  enrichColumns(hits: readonly RawHit[]): Promise<EventColumns>;
+  /** Appends the enriched hits to `out` and returns it. */
+  enrichColumns(hits: readonly RawHit[], out: EventColumns): Promise<EventColumns>;
 }
 
 /** A batch on its way to the store: its columns and the dedup token every retry reuses. */
@@ -247,7 +248,7 @@ export class EventWriteBuffer implements HitSink {
       // (the redirector shares it) never stalls for a whole batch.
       for (let i = 0; i < hits.length; i += ENRICH_HITS_PER_TURN) {
         if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        appendColumns(columns, await this.options.enricher.enrichColumns(hits.slice(i, i + ENRICH_HITS_PER_TURN)));
+        await this.options.enricher.enrichColumns(hits.slice(i, i + ENRICH_HITS_PER_TURN), columns);
       }
     } catch (err) {
       this.options.onError?.(err, 'enrich');
