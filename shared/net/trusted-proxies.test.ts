@@ -52,6 +52,21 @@ describe('client address', () => {
     expect(choose(cidrs, '10.0.0.2', '10.0.0.9, 10.0.0.8')).toBe('10.0.0.9'); // all trusted: the leftmost
   });
 
+  it('reads the peer address only when the answer depends on it', () => {
+    const reads: string[] = [];
+    const peer = (): string => {
+      reads.push('read');
+      return '10.0.0.2';
+    };
+    expect(clientAddressChooser(setting('1')).choose(peer, '6.6.6.6, 198.51.100.7')).toBe('198.51.100.7');
+    expect(clientAddressChooser(setting('3')).choose(peer, '198.51.100.7')).toBe('198.51.100.7');
+    expect(reads).toHaveLength(0); // trusted by position: never read
+    expect(clientAddressChooser(setting('1')).choose(peer, '')).toBe('10.0.0.2');
+    expect(clientAddressChooser(setting('false')).choose(peer, '6.6.6.6')).toBe('10.0.0.2');
+    expect(clientAddressChooser(setting('10.0.0.0/8')).choose(peer, '198.51.100.7')).toBe('198.51.100.7');
+    expect(reads).toHaveLength(3);
+  });
+
   it('an entry that is not an IP address gives no address', () => {
     expect(choose('1', '10.0.0.2', 'evil, not-an-ip')).toBeNull();
     expect(choose('10.0.0.0/8', '10.0.0.2', '')).toBe('10.0.0.2');
