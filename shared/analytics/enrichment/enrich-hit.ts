@@ -3,12 +3,13 @@
 // The raw facts of the hit (ids, time, code, source, referrer, UTM) pass through unchanged; the
 // client IP itself is never stored. Work is done once per DISTINCT value in a batch: one
 // User-Agent lookup (parsed at most once per process, memoised by UserAgentCache), one geo lookup
-// per address (GeoLocator's LRU), one referrer parse; the events come out as columns, with no
-// object per event. The enriched columns are exactly the schema's ENRICHED_FIELDS (checked at
+// per address (GeoLocator's LRU), one referrer parse; hits come in as columns and the enrichment
+// goes out as columns, with no object per event. The enriched columns are exactly the schema's ENRICHED_FIELDS (checked at
 // import).
 import type { EnrichedFields, EventRecord } from '../events/analytics-event.ts';
-import { emptyEventColumns, recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
-import { ENRICHED_FIELDS, HIT_FIELDS, recordKey } from '../events/event-schema.ts';
+import { recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
+import { ENRICHED_FIELDS } from '../events/event-schema.ts';
+import { eventColumnsFor, hitColumnsOf, type HitColumns } from '../events/hit-columns.ts';
 import type { RawHit } from '../events/raw-hit.ts';
 import { GeoLocator, NO_GEO, type Geo, type GeoLocatorOptions } from './geo-locator.ts';
 import { UserAgentCache, type UserAgentDetails } from './user-agent-details.ts';
@@ -36,23 +37,13 @@ const COVERED = new Set<string>(['referrerDomain', ...GEO_KEYS, ...UA_KEYS]);
 if (COVERED.size !== ENRICHED_FIELDS.length || ENRICHED_FIELDS.some((k) => !COVERED.has(k))) {
   throw new Error(`enrichment covers ${[...COVERED].join(', ')} but the schema enriches ${ENRICHED_FIELDS.join(', ')}`);
 }
-const HIT_KEYS = HIT_FIELDS.map((k) => recordKey(k));
-
-/** The hits' raw facts and an empty enrichment, as columns (what is stored when enrichment fails). */
-export function unenrichedColumns(hits: readonly RawHit[]): EventColumns {
-  const out = emptyEventColumns();
-  appendFacts(out, hits);
-  for (const k of ENRICHED_FIELDS) out.values[k].length = hits.length;
-  for (const k of ENRICHED_FIELDS) out.values[k].fill(null);
-  return out;
-}
-
-function appendFacts(out: EventColumns, hits: readonly RawHit[]): void {
-  for (const k of HIT_KEYS) {
+/** Fills the enrichment of rows [start, end) with nulls (what is stored when enrichment fails). */
+export function leaveUnenriched(out: EventColumns, start: number, end: number): void {
+  for (const k of ENRICHED_FIELDS) {
     const column = out.values[k];
-    for (const h of hits) column.push(h[k]);
+    column.length = start;
+    for (let i = start; i < end; i++) column.push(null);
   }
-  out.rows += hits.length;
 }
 
 export class HitEnricher {
@@ -64,30 +55,38 @@ export class HitEnricher {
     this.userAgents = new UserAgentCache(options.userAgentCacheEntries);
   }
 
-  /** The hits as events appended to `out` (a new batch by default): their facts, then the enrichment. */
-  async enrichColumns(hits: readonly RawHit[], out: EventColumns = emptyEventColumns()): Promise<EventColumns> {
-    const ips = [...new Set(hits.map((h) => h.ip).filter((ip): ip is string => ip !== null))];
+  /**
+   * Appends the enrichment of hits [start, end) to `out`'s enriched columns (which hold exactly
+   * `start` rows before the call).
+   */
+  async enrichRange(hits: HitColumns, start: number, end: number, out: EventColumns): Promise<void> {
+    const ipColumn = hits.ip.slice(start, end);
+    const ips = [...new Set(ipColumn.filter((ip): ip is string => ip !== null))];
     const geos = await this.geo.lookupAll(ips);
     const geoOf = new Map<string | null, Geo>(ips.map((ip, i) => [ip, geos[i] ?? NO_GEO]));
     const uaOf = new Map<string | null, UserAgentDetails>();
     const refOf = new Map<string | null, string | null>();
-    appendFacts(out, hits);
     const v = out.values;
-    for (const h of hits) {
-      let ua = uaOf.get(h.userAgent);
-      if (ua === undefined) uaOf.set(h.userAgent, (ua = this.userAgents.get(h.userAgent)));
-      let ref = refOf.get(h.referrer);
-      if (ref === undefined) refOf.set(h.referrer, (ref = referrerDomain(h.referrer)));
-      const geo = geoOf.get(h.ip) ?? NO_GEO;
+    const referrers = hits.facts.referrer;
+    for (let i = start; i < end; i++) {
+      const userAgent = hits.userAgent[i] ?? null;
+      let ua = uaOf.get(userAgent);
+      if (ua === undefined) uaOf.set(userAgent, (ua = this.userAgents.get(userAgent)));
+      const referrer = referrers[i] ?? null;
+      let ref = refOf.get(referrer);
+      if (ref === undefined) refOf.set(referrer, (ref = referrerDomain(referrer)));
+      const geo = geoOf.get(ipColumn[i - start] ?? null) ?? NO_GEO;
       v.referrerDomain.push(ref);
       for (const k of GEO_KEYS) v[k].push(geo[k]);
       for (const k of UA_KEYS) v[k].push(ua[k]);
     }
-    return out;
   }
 
-  /** The batch as records (tests and benches; the write path keeps columns). */
+  /** The hits as enriched records (tests and benches; the write path keeps columns). */
   async enrich(hits: readonly RawHit[]): Promise<EventRecord[]> {
-    return recordsFromColumns(await this.enrichColumns(hits));
+    const columns = hitColumnsOf(hits);
+    const out = eventColumnsFor(columns);
+    await this.enrichRange(columns, 0, columns.rows, out);
+    return recordsFromColumns(out);
   }
 }

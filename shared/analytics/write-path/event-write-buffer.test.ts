@@ -119,7 +119,7 @@ describe('EventWriteBuffer', () => {
     const orgId = newOrgId();
     const errors: string[] = [];
     const buf = buffer(await newSpool(), {
-      enricher: { enrichColumns: () => Promise.reject(new Error('mmdb missing')) },
+      enricher: { enrichRange: () => Promise.reject(new Error('mmdb missing')) },
       onError: (_e, ctx) => errors.push(ctx),
     });
     buf.push(rawHit({ orgId, ip: '8.8.8.8', referrer: 'https://a.example/' }));

@@ -10,15 +10,16 @@
 // into columns (no object per event; the store encodes them the same way), so a large batch never
 // stalls the process it shares; only a batch that goes to the spool is turned into records.
 import { randomUUID } from 'node:crypto';
-import { emptyEventColumns, recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
+import { recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
+import { appendHit, emptyHitColumns, eventColumnsFor, takeHits, type HitColumns } from '../events/hit-columns.ts';
 import type { HitSink, HitSinkMetrics, RawHit } from '../events/raw-hit.ts';
-import { unenrichedColumns } from '../enrichment/enrich-hit.ts';
+import { leaveUnenriched } from '../enrichment/enrich-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
 
 export interface HitEnrichment {
-  /** Appends the enriched hits to `out` and returns it. */
-  enrichColumns(hits: readonly RawHit[], out: EventColumns): Promise<EventColumns>;
+  /** Appends the enrichment of hits [start, end) to `out`'s enriched columns. */
+  enrichRange(hits: HitColumns, start: number, end: number, out: EventColumns): Promise<void>;
 }
 
 /** A batch on its way to the store: its columns and the dedup token every retry reuses. */
@@ -79,6 +80,13 @@ export type DropReason = 'queue_full' | 'closed' | 'unsaved_at_close';
 /** Bytes a queued hit costs besides its text (object, ids, numbers), an upper estimate. */
 const HIT_FIXED_BYTES = 400;
 const hitBytes = (hit: RawHit): number => HIT_FIXED_BYTES + 2 * ((hit.userAgent?.length ?? 0) + (hit.referrer?.length ?? 0));
+/** hitBytes summed over queued hits. */
+function hitColumnsBytes(hits: HitColumns): number {
+  let text = 0;
+  for (const ua of hits.userAgent) text += ua?.length ?? 0;
+  for (const r of hits.facts.referrer) text += r?.length ?? 0;
+  return HIT_FIXED_BYTES * hits.rows + 2 * text;
+}
 
 /**
  * Events per spool entry at most. A spooled batch is one JSON entry (file line, stream entry);
@@ -89,8 +97,12 @@ const hitBytes = (hit: RawHit): number => HIT_FIXED_BYTES + 2 * ((hit.userAgent?
  */
 const SPOOL_ENTRY_EVENTS = 5000;
 
-/** Hits enriched per event-loop turn (lookups of unseen IPs and User-Agents cost up to ≈ 20 µs a hit). */
-const ENRICH_HITS_PER_TURN = 1000;
+/**
+ * Hits enriched per event-loop turn: ≈ 0.4 ms when the User-Agents and addresses are known (≈ 1.5
+ * µs a hit), so requests waiting on the loop it shares see no stall near the 2 ms p99 budget; a
+ * slice of never-seen ones costs more (a User-Agent parse ≈ 16 µs, a geo lookup ≈ 4 µs).
+ */
+const ENRICH_HITS_PER_TURN = 256;
 
 class InsertTimeout extends Error {
   constructor(ms: number) {
@@ -99,7 +111,8 @@ class InsertTimeout extends Error {
 }
 
 export class EventWriteBuffer implements HitSink {
-  private queue: RawHit[] = [];
+  /** Queued hits, one array per fact: nothing per click is kept but its strings. */
+  private queue: HitColumns = emptyHitColumns();
   private queuedBytes = 0;
   /** Enriched batches neither inserted nor spooled yet (spool failed); retried first. */
   private unsaved: PendingBatch[] = [];
@@ -148,9 +161,9 @@ export class EventWriteBuffer implements HitSink {
       this.options.onDrop?.();
       return;
     }
-    this.queue.push(hit);
+    appendHit(this.queue, hit);
     this.queuedBytes += bytes;
-    if (this.queue.length >= this.maxBatch && !this.drainScheduled) {
+    if (this.queue.rows >= this.maxBatch && !this.drainScheduled) {
       this.drainScheduled = true;
       setImmediate(() => {
         this.drainScheduled = false;
@@ -177,13 +190,13 @@ export class EventWriteBuffer implements HitSink {
         // A spool that keeps failing would loop forever; give it a bounded number of rounds.
         for (let round = 0; round < 5; round++) {
           await this.flush();
-          if (this.queue.length === 0 && this.unsaved.length === 0) break;
+          if (this.queue.rows === 0 && this.unsaved.length === 0) break;
           await new Promise((r) => setTimeout(r, 100 * (round + 1)));
         }
-        const lost = this.queue.length + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
+        const lost = this.queue.rows + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
         this.m.droppedEvents += lost;
         this.dropped.unsaved_at_close += lost;
-        this.queue = [];
+        this.queue = emptyHitColumns();
         this.queuedBytes = 0;
         this.unsaved = [];
         return this.metrics();
@@ -203,7 +216,7 @@ export class EventWriteBuffer implements HitSink {
   }
 
   private heldEvents(): number {
-    return this.queue.length + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
+    return this.queue.rows + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
   }
 
   /**
@@ -219,10 +232,14 @@ export class EventWriteBuffer implements HitSink {
         this.start(retry.columns.rows, () => this.save(retry));
         continue;
       }
-      if (this.queue.length === 0 || (!all && this.queue.length < this.maxBatch)) break;
-      const hits = this.queue.splice(0, this.maxBatch);
-      for (const h of hits) this.queuedBytes -= hitBytes(h);
-      this.start(hits.length, () => this.writeHits(hits));
+      if (this.queue.rows === 0 || (!all && this.queue.rows < this.maxBatch)) break;
+      let hits: HitColumns;
+      if (this.queue.rows <= this.maxBatch) {
+        hits = this.queue;
+        this.queue = emptyHitColumns();
+      } else hits = takeHits(this.queue, this.maxBatch);
+      this.queuedBytes -= hitColumnsBytes(hits);
+      this.start(hits.rows, () => this.writeHits(hits));
     }
     // Retries beyond the concurrency limit wait for the next round.
     if (retries.length > 0) this.unsaved.unshift(...retries);
@@ -235,24 +252,26 @@ export class EventWriteBuffer implements HitSink {
       .finally(() => {
         this.inFlightEvents -= events;
         this.inFlight.delete(p);
-        if (this.queue.length >= this.maxBatch) this.drain(false, false);
+        if (this.queue.rows >= this.maxBatch) this.drain(false, false);
       });
     this.inFlight.add(p);
   }
 
-  private async writeHits(hits: RawHit[]): Promise<void> {
-    let columns: EventColumns;
+  private async writeHits(hits: HitColumns): Promise<void> {
+    const columns = eventColumnsFor(hits);
+    let done = 0;
     try {
-      columns = emptyEventColumns();
       // A large batch is enriched slice by slice, one event-loop turn each, so the process
       // (the redirector shares it) never stalls for a whole batch.
-      for (let i = 0; i < hits.length; i += ENRICH_HITS_PER_TURN) {
-        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        await this.options.enricher.enrichColumns(hits.slice(i, i + ENRICH_HITS_PER_TURN), columns);
+      while (done < hits.rows) {
+        if (done > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const end = Math.min(done + ENRICH_HITS_PER_TURN, hits.rows);
+        await this.options.enricher.enrichRange(hits, done, end, columns);
+        done = end;
       }
     } catch (err) {
       this.options.onError?.(err, 'enrich');
-      columns = unenrichedColumns(hits); // the raw facts only: nothing is lost
+      leaveUnenriched(columns, 0, hits.rows); // the raw facts only: nothing is lost
     }
     await this.save({ token: randomUUID(), columns });
   }
