@@ -60,16 +60,17 @@ export interface HitSpec {
   clickSource: ClickSource;
 }
 
+/** Read-only: an answer may be shared between requests (the 404 of an unknown code is). */
 export interface HttpAnswer {
-  kind: 'answer';
-  status: string;
-  location: string | null;
-  contentType: string | null;
-  contentSecurityPolicy: string | null;
-  body: string;
-  outcome: Outcome;
+  readonly kind: 'answer';
+  readonly status: string;
+  readonly location: string | null;
+  readonly contentType: string | null;
+  readonly contentSecurityPolicy: string | null;
+  readonly body: string;
+  readonly outcome: Outcome;
   /** The event to record; null for HEAD and errors. */
-  hit: HitSpec | null;
+  readonly hit: HitSpec | null;
 }
 
 export interface QrAnswer {
@@ -110,7 +111,7 @@ export function hostServes(hostDomain: Domain | null, link: Link): boolean {
 
 export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs: number): Decision {
   const { route, link } = input;
-  if (link === null || !hostServes(input.hostDomain, link)) return errorAnswer(linkNotFound(route.shortCode), 'not_found', route.shortCode, facts);
+  if (link === null || !hostServes(input.hostDomain, link)) return notFoundAnswer(route.shortCode, facts);
   if (isSuspended(input.org)) return errorAnswer(accessDenied(), 'suspended', route.shortCode, facts);
   if (!link.isActive) return errorAnswer(linkArchived(), 'archived', route.shortCode, facts);
 
@@ -194,6 +195,26 @@ function htmlAnswer(page: HtmlPage, outcome: Outcome, hit: HitSpec | null): Http
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 410: 'Gone' };
+
+/** At most this many short codes keep their 404 answers (JSON and HTML) ready; then all are dropped. */
+const NOT_FOUND_MEMO_LIMIT = 10_000;
+const notFoundMemo = new Map<string, HttpAnswer>();
+
+/**
+ * The 404 EN001 answer for an unknown code. It depends on the code and on whether HTML is
+ * preferred only, so it is built once per (code, kind) and shared: a negative-cache hit costs
+ * no more than a redirect (answers are never mutated).
+ */
+function notFoundAnswer(shortCode: string, facts: RequestFacts): HttpAnswer {
+  const key = `${negotiate(facts.accept).prefersHtml ? 'h' : 'j'}${shortCode}`;
+  let answer = notFoundMemo.get(key);
+  if (answer === undefined) {
+    answer = errorAnswer(linkNotFound(shortCode), 'not_found', shortCode, facts);
+    if (notFoundMemo.size >= NOT_FOUND_MEMO_LIMIT) notFoundMemo.clear();
+    notFoundMemo.set(key, answer);
+  }
+  return answer;
+}
 
 function errorAnswer(error: AppError, outcome: Outcome, shortCode: string, facts: RequestFacts): HttpAnswer {
   const status = `${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}`;

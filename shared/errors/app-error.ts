@@ -1,5 +1,7 @@
 // Invariant: an AppError is the only way a domain failure reaches a client. Its code is a key of
-// the error catalog, so its HTTP status can never disagree with the documentation.
+// the error catalog, so its HTTP status can never disagree with the documentation. It is an
+// expected outcome (an unknown code, a bad field), not a bug, so it carries no stack trace:
+// capturing one cost more than the rest of a redirector 404.
 import { ERROR_CATALOG, type ErrorCode } from './error-catalog.ts';
 
 export type ErrorDetails = Readonly<Record<string, string | number | boolean | null>>;
@@ -17,7 +19,10 @@ export class AppError extends Error {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message?: string, details?: ErrorDetails, headers: Record<string, string> = {}) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? ERROR_CATALOG[code].message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = `AppError(${code})`;
     this.code = code;
     this.details = details;
