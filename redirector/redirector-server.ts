@@ -195,7 +195,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     ) {
       return null;
     }
-    const ip = clientAddress.choose(() => remoteAddress(res), xff);
+    const ip = clientAddress.chooseReading(res, remoteAddress, xff);
     return {
       method,
       host: hostOf(host),

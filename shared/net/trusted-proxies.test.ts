@@ -54,16 +54,17 @@ describe('client address', () => {
 
   it('reads the peer address only when the answer depends on it', () => {
     const reads: string[] = [];
-    const peer = (): string => {
-      reads.push('read');
-      return '10.0.0.2';
+    const readPeer = (source: { peer: string }): string => {
+      reads.push(source.peer);
+      return source.peer;
     };
-    expect(clientAddressChooser(setting('1')).choose(peer, '6.6.6.6, 198.51.100.7')).toBe('198.51.100.7');
-    expect(clientAddressChooser(setting('3')).choose(peer, '198.51.100.7')).toBe('198.51.100.7');
+    const from = { peer: '10.0.0.2' };
+    expect(clientAddressChooser(setting('1')).chooseReading(from, readPeer, '6.6.6.6, 198.51.100.7')).toBe('198.51.100.7');
+    expect(clientAddressChooser(setting('3')).chooseReading(from, readPeer, '198.51.100.7')).toBe('198.51.100.7');
     expect(reads).toHaveLength(0); // trusted by position: never read
-    expect(clientAddressChooser(setting('1')).choose(peer, '')).toBe('10.0.0.2');
-    expect(clientAddressChooser(setting('false')).choose(peer, '6.6.6.6')).toBe('10.0.0.2');
-    expect(clientAddressChooser(setting('10.0.0.0/8')).choose(peer, '198.51.100.7')).toBe('198.51.100.7');
+    expect(clientAddressChooser(setting('1')).chooseReading(from, readPeer, '')).toBe('10.0.0.2');
+    expect(clientAddressChooser(setting('false')).chooseReading(from, readPeer, '6.6.6.6')).toBe('10.0.0.2');
+    expect(clientAddressChooser(setting('10.0.0.0/8')).chooseReading(from, readPeer, '198.51.100.7')).toBe('198.51.100.7');
     expect(reads).toHaveLength(3);
   });
 

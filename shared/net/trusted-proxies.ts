@@ -78,13 +78,15 @@ export interface ClientAddressChooser {
   readonly readsForwardedFor: boolean;
   /** Whether the address at `hop` (0: the peer, 1: the rightmost X-Forwarded-For entry, …) is a trusted proxy. */
   trusts(address: string, hop: number): boolean;
+  /** The client address given the peer's address and the X-Forwarded-For header ('' if absent). */
+  choose(peer: string | null, forwardedFor: string): string | null;
   /**
-   * The client address given the peer's address and the X-Forwarded-For header ('' if absent).
-   * `peer` may be a function, called only when the answer depends on the peer's address: with a
-   * hop count and an X-Forwarded-For header the peer is trusted by position, so it is never read
-   * (reading it costs the redirector more than a microsecond per request).
+   * The same, reading the peer's address as readPeer(source) only when the answer depends on it:
+   * with a hop count and an X-Forwarded-For header the peer is trusted by position, so it is never
+   * read (reading it costs the redirector more than a microsecond per request). No closure is
+   * needed per request: readPeer is a fixed function, source the request's own object.
    */
-  choose(peer: string | null | (() => string | null), forwardedFor: string): string | null;
+  chooseReading<S>(source: S, readPeer: (source: S) => string | null, forwardedFor: string): string | null;
 }
 
 export function clientAddressChooser(t: TrustProxy): ClientAddressChooser {
@@ -105,23 +107,26 @@ export function clientAddressChooser(t: TrustProxy): ClientAddressChooser {
     };
   }
   const readsForwardedFor = t.kind === 'cidrs' ? t.cidrs.length > 0 : t.hops > 0;
+  function chooseReading<S>(source: S, readPeer: (source: S) => string | null, forwardedFor: string): string | null {
+    const byPosition = t.kind === 'hops' && readsForwardedFor && forwardedFor !== '';
+    const peer = byPosition ? '' : readPeer(source);
+    if (!byPosition && (!readsForwardedFor || peer === null || forwardedFor === '' || !trusted(peer, 0))) return peer;
+    const entries = forwardedFor.split(',');
+    let client: string | null = peer;
+    // From the rightmost entry (added by the nearest proxy) towards the left.
+    for (let i = entries.length - 1, index = 1; i >= 0; i--, index++) {
+      const entry = (entries[i] ?? '').trim();
+      if (isIP(entry) === 0) return null;
+      client = unmapped(entry);
+      if (!trusted(client, index)) return client;
+    }
+    return client;
+  }
+  const itself = (peer: string | null): string | null => peer;
   return {
     readsForwardedFor,
     trusts: trusted,
-    choose(peerOrRead, forwardedFor) {
-      const byPosition = t.kind === 'hops' && readsForwardedFor && forwardedFor !== '';
-      const peer = byPosition ? '' : typeof peerOrRead === 'function' ? peerOrRead() : peerOrRead;
-      if (!byPosition && (!readsForwardedFor || peer === null || forwardedFor === '' || !trusted(peer, 0))) return peer;
-      const entries = forwardedFor.split(',');
-      let client: string | null = peer;
-      // From the rightmost entry (added by the nearest proxy) towards the left.
-      for (let i = entries.length - 1, index = 1; i >= 0; i--, index++) {
-        const entry = (entries[i] ?? '').trim();
-        if (isIP(entry) === 0) return null;
-        client = unmapped(entry);
-        if (!trusted(client, index)) return client;
-      }
-      return client;
-    },
+    choose: (peer, forwardedFor) => chooseReading(peer, itself, forwardedFor),
+    chooseReading,
   };
 }
