@@ -24,47 +24,51 @@ function random16(): Uint8Array {
   return VIEWS[next++] as Uint8Array;
 }
 
-const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX = new Uint8Array(Buffer.from('0123456789abcdef', 'latin1'));
+/** The id's text is written here, then read out as one flat string (no rope of 13 pieces to keep). */
+const UUID_TEXT = Buffer.from('00000000-0000-7000-8000-000000000000', 'latin1');
+/** Offsets in UUID_TEXT of the hex digits after the version digit (3) and of the variant group (4) and the node (12). */
+const RAND_A_AT = [15, 16, 17];
+const VARIANT_AT = [19, 20, 21, 22];
+const NODE_AT = [24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35];
+const TIME_AT = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12];
 let uuidMs = -1;
-let uuidMsText = '';
 
-/** A UUIDv7 for the millisecond `ms`, as canonical lower-case text. */
+/** A UUIDv7 for the millisecond `ms`, as canonical lower-case text (a flat string). */
 export function uuidv7Text(ms: number): string {
+  const t = UUID_TEXT;
   if (ms !== uuidMs) {
     uuidMs = ms;
-    const t = ms.toString(16).padStart(12, '0');
-    uuidMsText = `${t.slice(0, 8)}-${t.slice(8, 12)}-7`;
+    // 48 bits of milliseconds, most significant digit first.
+    let rest = ms;
+    for (let i = TIME_AT.length - 1; i >= 0; i--) {
+      t[TIME_AT[i] as number] = HEX[rest % 16] as number;
+      rest = Math.floor(rest / 16);
+    }
   }
   const r = random16();
-  return (
-    uuidMsText +
-    ((r[0] as number) & 0x0f).toString(16) +
-    HEX2[r[1] as number] +
-    '-' +
-    HEX2[0x80 | ((r[2] as number) & 0x3f)] +
-    HEX2[r[3] as number] +
-    '-' +
-    HEX2[r[4] as number] +
-    HEX2[r[5] as number] +
-    HEX2[r[6] as number] +
-    HEX2[r[7] as number] +
-    HEX2[r[8] as number] +
-    HEX2[r[9] as number]
-  );
+  // 12 random bits after the version, 62 after the variant (10xx), from the pooled bytes.
+  t[RAND_A_AT[0] as number] = HEX[(r[0] as number) & 0x0f] as number;
+  t[RAND_A_AT[1] as number] = HEX[(r[1] as number) >> 4] as number;
+  t[RAND_A_AT[2] as number] = HEX[(r[1] as number) & 0x0f] as number;
+  t[VARIANT_AT[0] as number] = HEX[0x8 | ((r[2] as number) & 0x3)] as number;
+  t[VARIANT_AT[1] as number] = HEX[((r[2] as number) >> 2) & 0x0f] as number;
+  t[VARIANT_AT[2] as number] = HEX[(r[3] as number) >> 4] as number;
+  t[VARIANT_AT[3] as number] = HEX[(r[3] as number) & 0x0f] as number;
+  for (let i = 0; i < 6; i++) {
+    const byte = r[4 + i] as number;
+    t[NODE_AT[2 * i] as number] = HEX[byte >> 4] as number;
+    t[NODE_AT[2 * i + 1] as number] = HEX[byte & 0x0f] as number;
+  }
+  return t.toString('latin1', 0, 36);
 }
 
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
-let lastMs = -1;
-let lastMsText = '';
-
-/** Microseconds since the epoch as decimal text: the millisecond text (formatted once per ms) + 3 digits. */
+/**
+ * Microseconds since the epoch as decimal text (a flat string): millisecond wall time plus the
+ * monotonic clock's sub-millisecond part.
+ */
 export function wallClockMicros(nowMs: number): string {
-  const ms = Math.floor(nowMs);
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastMsText = String(ms);
-  }
-  return lastMsText + (THREE_DIGITS[Math.floor((performance.now() * 1000) % 1000)] ?? '000');
+  return String(Math.floor(nowMs) * 1000 + (Math.floor(performance.now() * 1000) % 1000));
 }
 
 export function buildRawHit(link: Link, facts: RequestFacts, spec: HitSpec, nowMs: number): RawHit {
