@@ -63,12 +63,26 @@ export function uuidv7Text(ms: number): string {
   return t.toString('latin1', 0, 36);
 }
 
+const MICROS_TEXT = Buffer.alloc(24);
+let microsMs = -1;
+let msDigits = 0;
+
 /**
- * Microseconds since the epoch as decimal text (a flat string): millisecond wall time plus the
- * monotonic clock's sub-millisecond part.
+ * Microseconds since the epoch as decimal text (a flat string): millisecond wall time (its digits
+ * written once per millisecond) plus the monotonic clock's sub-millisecond part as three digits.
  */
 export function wallClockMicros(nowMs: number): string {
-  return String(Math.floor(nowMs) * 1000 + (Math.floor(performance.now() * 1000) % 1000));
+  const ms = Math.floor(nowMs);
+  const sub = Math.floor(performance.now() * 1000) % 1000;
+  if (ms < 1) return String(sub);
+  if (ms !== microsMs) {
+    microsMs = ms;
+    msDigits = MICROS_TEXT.write(String(ms), 0, 'latin1');
+  }
+  MICROS_TEXT[msDigits] = 48 + Math.floor(sub / 100);
+  MICROS_TEXT[msDigits + 1] = 48 + (Math.floor(sub / 10) % 10);
+  MICROS_TEXT[msDigits + 2] = 48 + (sub % 10);
+  return MICROS_TEXT.toString('latin1', 0, msDigits + 3);
 }
 
 export function buildRawHit(link: Link, facts: RequestFacts, spec: HitSpec, nowMs: number): RawHit {

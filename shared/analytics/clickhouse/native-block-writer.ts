@@ -13,11 +13,14 @@
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 const MAX_VARUINT_BYTES = 10;
 
-const HEX = new Int8Array(128).fill(-1);
+/** A byte's value as a hex digit, or -1. */
+const HEX_VALUE = new Int8Array(256).fill(-1);
 for (let i = 0; i < 16; i++) {
-  HEX[i.toString(16).charCodeAt(0)] = i;
-  HEX[i.toString(16).toUpperCase().charCodeAt(0)] = i;
+  HEX_VALUE[i.toString(16).charCodeAt(0)] = i;
+  HEX_VALUE[i.toString(16).toUpperCase().charCodeAt(0)] = i;
 }
+/** Where a UUID's text is copied (one native call) before its digits are decoded. */
+const UUID_SCRATCH = Buffer.alloc(36);
 
 /** Where each of the 16 bytes of a UUID goes: ClickHouse writes each 8-byte half little-endian. */
 const UUID_BYTE_AT = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
@@ -89,18 +92,19 @@ export class NativeBlockWriter {
     this.pos = p;
   }
 
-  /** A UUID column from canonical text (8-4-4-4-12 hex). */
+  /** A UUID column from canonical text (8-4-4-4-12 hex), each copied as bytes then decoded. */
   uuidColumn(name: string, values: readonly (string | null)[]): void {
     this.header(name, 'UUID');
     this.ensure(16 * this.rows);
     const b = this.buf;
+    const text = UUID_SCRATCH;
     for (let i = 0; i < this.rows; i++) {
-      const text = values[this.start + i];
-      if (typeof text !== 'string' || text.length !== 36) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
+      const v = values[this.start + i];
+      if (typeof v !== 'string' || v.length !== 36 || text.write(v, 0, 'latin1') !== 36) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
       for (let k = 0; k < 16; k++) {
         const at = UUID_HEX_AT[k] as number;
-        const hi = HEX[text.charCodeAt(at)] ?? -1;
-        const lo = HEX[text.charCodeAt(at + 1)] ?? -1;
+        const hi = HEX_VALUE[text[at] as number] as number;
+        const lo = HEX_VALUE[text[at + 1] as number] as number;
         if (hi < 0 || lo < 0) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
         b[this.pos + (UUID_BYTE_AT[k] as number)] = (hi << 4) | lo;
       }
