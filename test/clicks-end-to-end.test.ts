@@ -28,12 +28,19 @@ afterAll(async () => {
 });
 
 const port = (s: ServiceProcess) => Number(new URL(s.redirect).port);
-const today = () => new Date().toISOString().slice(0, 10);
+/**
+ * The days around now in the organisation's time zone (Europe/Berlin, the default): browse and
+ * export select by local day, so a UTC date would miss every click made between 23:00 and 24:00
+ * UTC, and a range of one day would miss those made just before a midnight the test crosses.
+ */
+const ORG_TIME_ZONE = 'Europe/Berlin';
+const localDay = (offsetDays: number): string => new Intl.DateTimeFormat('en-CA', { timeZone: ORG_TIME_ZONE }).format(new Date(Date.now() + offsetDays * 86_400_000));
+const days = (): string => `from=${localDay(-1)}&to=${localDay(1)}`;
 const browseAll = async (o: Org, q = ''): Promise<Event[]> => {
   const out: Event[] = [];
   let cursor: string | null = null;
   do {
-    const r: Awaited<ReturnType<typeof o.client.get<Page>>> = await o.client.get<Page>(`/link/external/v1/analytics/events?from=${today()}&to=${today()}&limit=2${cursor ? `&cursor=${cursor}` : ''}${q}`);
+    const r: Awaited<ReturnType<typeof o.client.get<Page>>> = await o.client.get<Page>(`/link/external/v1/analytics/events?${days()}&limit=2${cursor ? `&cursor=${cursor}` : ''}${q}`);
     expect(r.status).toBe(200);
     out.push(...r.body.response!.data);
     cursor = r.body.response!.hasMore ? r.body.response!.nextCursor : null;
@@ -124,7 +131,7 @@ describe('clicks end to end', () => {
   });
 
   it('exports what browse shows, and the events survive a restart', async () => {
-    const nd = await fetch(`${svc.api}/link/external/v1/analytics/events/export?from=${today()}&to=${today()}`, { headers: { 'x-api-key': org.key } });
+    const nd = await fetch(`${svc.api}/link/external/v1/analytics/events/export?${days()}`, { headers: { 'x-api-key': org.key } });
     const lines = (await nd.text()).trim().split('\n').map((l) => JSON.parse(l) as Event);
     expect(lines.map((e) => e.eventId)).toEqual((await browseAll(org)).map((e) => e.eventId));
 
