@@ -14,12 +14,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setImmediate as nextTick } from 'node:timers/promises';
 import { Session } from 'chdb';
 import { v7 as uuidv7 } from 'uuid';
-import type { EventRecord } from '../shared/analytics/events/analytics-event.ts';
+import type { EventRecord, HitLink } from '../shared/analytics/events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportFormat, SyncRequest } from '../shared/analytics/reads/analytics-params.ts';
 import { AnalyticsStore, filterFlags, filterParams } from '../shared/analytics/store/analytics-store.ts';
 import { browseSql, exportSql, INSERT_COLUMNS, insertSettings, syncSql } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
 import { encodeEventBlock } from '../shared/analytics/clickhouse/event-native-block.ts';
-import { columnsFromRecords } from '../shared/analytics/events/event-columns.ts';
+import { batchFromRecords } from '../shared/analytics/events/event-batch.ts';
 import { EVENTS_TABLE } from '../shared/analytics/clickhouse/events-table.ts';
 import { ChdbTransport } from '../shared/analytics/clickhouse/chdb-transport.ts';
 import type { QueryParams } from '../shared/analytics/clickhouse/clickhouse-transport.ts';
@@ -432,29 +432,33 @@ function ipPool(size: number, random: () => number): string[] {
  */
 const CLIENT_ADDRESSES = ipPool(10_000, prng(4242));
 
-/** `n` RawHits as the redirector would push them (fresh UUIDv7 ids, click times from now). */
+/** `n` RawHits as the redirector would push them (its cached links, click times from now). */
 function buildHits(orgId: string, n: number, seed: number): RawHit[] {
   const random = prng(seed);
   const ips = CLIENT_ADDRESSES;
-  const start = BigInt(Date.now()) * 1000n;
-  return Array.from({ length: n }, (_, i): RawHit => {
-    const code = Math.floor(random() ** 3 * CODES);
+  const start = Date.now() * 1000;
+  // One object per link, as the redirector's LRU holds them; 30 % of the links carry UTM tags.
+  const links = Array.from({ length: CODES }, (_, code): HitLink => {
     const utm = random() < 0.3;
+    return {
+      orgId,
+      id: `00000000-0000-4000-8000-${String(code).padStart(12, '0')}`,
+      shortCode: `c${code}`,
+      utmSource: utm ? choose(UTM_SOURCES, random()) : null,
+      utmMedium: utm ? choose(UTM_MEDIUMS, random()) : null,
+      utmCampaign: utm ? choose(UTM_CAMPAIGNS, random()) : null,
+    };
+  });
+  return Array.from({ length: n }, (_, i): RawHit => {
     const [referrer] = choose(REFERRERS, random());
     return {
-      eventId: uuidv7(),
-      createdAtMicros: (start + BigInt(i) * 37n).toString(),
-      orgId,
-      shortUrlId: `00000000-0000-4000-8000-${String(code).padStart(12, '0')}`,
-      shortCode: `c${code}`,
+      link: links[Math.floor(random() ** 3 * CODES)] as HitLink,
       eventType: choose(TYPES, random()),
       clickSource: choose(SOURCES, random()),
       referrer,
       userAgent: choose(USER_AGENTS, random()),
       ip: choose(ips, random()),
-      utmSource: utm ? choose(UTM_SOURCES, random()) : null,
-      utmMedium: utm ? choose(UTM_MEDIUMS, random()) : null,
-      utmCampaign: utm ? choose(UTM_CAMPAIGNS, random()) : null,
+      clickedAtMicros: start + i * 37,
     };
   });
 }
@@ -568,7 +572,7 @@ async function ingestStoreInsert(ctx: Ctx, records: readonly EventRecord[]): Pro
 
 /** Baseline: the same rows as pre-built Native blocks (encoded outside the timing), straight into chDB, same settings, batching and concurrency. */
 async function ingestRaw(ctx: Ctx, records: readonly EventRecord[]): Promise<{ ms: number; cpuMicros: number }> {
-  const blocks = batches(records, INGEST_BATCH).map((b) => encodeEventBlock(columnsFromRecords(b)));
+  const blocks = batches(records, INGEST_BATCH).map((b) => encodeEventBlock(batchFromRecords(b)));
   return timed(() => pool(blocks, INGEST_CONCURRENCY, (block) => ctx.store.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, insertSettings(randomUUID()))));
 }
 
@@ -604,7 +608,7 @@ async function benchIngest(ctx: Ctx): Promise<Omit<IngestResult, 'engineBulk'>> 
     const raw = await ingestRaw(ctx, rawRecords);
     rounds.push(rate(`raw-insert#${round + 1}`, n, raw.ms, raw.cpuMicros));
     log(`ingest round ${round + 1}: store.insert ${rounds.at(-2)?.rowsPerSec} ev/s, raw ${rounds.at(-1)?.rowsPerSec} ev/s`);
-    const counted = await ctx.store.countEvents(productHits[0]?.orgId ?? '');
+    const counted = await ctx.store.countEvents(productHits[0]?.link.orgId ?? '');
     if (counted !== n) throw new Error(`product ingest stored ${counted} of ${n} events`);
   }
   const med = (prefix: string): RateResult => {

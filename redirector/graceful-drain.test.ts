@@ -147,6 +147,6 @@ describe('graceful drain', () => {
 
     await drained;
     expect(await idle.untilClosed(1_000)).toBe(true);
-    expect(sink.hits.map((h) => h.shortCode)).toEqual([shortCode]);
+    expect(sink.hits.map((h) => h.link.shortCode)).toEqual([shortCode]);
   });
 });

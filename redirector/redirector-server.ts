@@ -90,22 +90,6 @@ const MAX_FETCH_METADATA_LENGTH = 32;
 
 const cutHeader = (value: string, max: number): string => (value.length > max ? value.slice(0, max) : value);
 
-/**
- * One string per distinct User-Agent: a queued hit keeps the shared copy, and the request's own
- * copy dies young instead of being kept (and promoted by the GC) until its batch is written.
- * Bounded by entries and, with agents cut to MAX_USER_AGENT_LENGTH, by bytes (≈ 11 MB at most).
- */
-const USER_AGENT_INTERN_LIMIT = 10_000;
-const userAgents = new Map<string, string>();
-
-function internUserAgent(ua: string): string {
-  const known = userAgents.get(ua);
-  if (known !== undefined) return known;
-  if (userAgents.size >= USER_AGENT_INTERN_LIMIT) userAgents.clear();
-  userAgents.set(ua, ua);
-  return ua;
-}
-
 const IPV4_TEXT_CACHE_LIMIT = 10_000;
 /** Bounded by entries and so by bytes: a key is a number and a value at most 15 characters. */
 const ipv4Text = new Map<number, string>();
@@ -217,7 +201,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       host: hostOf(host),
       qr: queryHasQr(req.getQuery() ?? ''),
       accept,
-      userAgent: internUserAgent(cutHeader(userAgent, MAX_USER_AGENT_LENGTH)),
+      userAgent: cutHeader(userAgent, MAX_USER_AGENT_LENGTH),
       referrer: referrer === '' ? null : cutHeader(referrer, MAX_REFERRER_LENGTH),
       secFetchDest: cutHeader(secFetchDest, MAX_FETCH_METADATA_LENGTH),
       secFetchMode: cutHeader(secFetchMode, MAX_FETCH_METADATA_LENGTH),

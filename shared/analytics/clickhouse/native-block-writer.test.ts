@@ -4,6 +4,8 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityIndex } from '../events/event-batch.ts';
+import { writeEventId } from '../events/event-id.ts';
 import { ChdbTransport } from './chdb-transport.ts';
 import { NativeBlockWriter } from './native-block-writer.ts';
 
@@ -28,14 +30,23 @@ interface Row {
   micros: string;
 }
 
+/** A column of one value per row (the records' form). */
+const rowsColumn = (values: readonly (string | null)[]) => ({ index: identityIndex(values.length), values });
+
+function uuidBytes(rows: readonly Row[]): Uint8Array {
+  const out = new Uint8Array(16 * rows.length);
+  rows.forEach((r, i) => expect(writeEventId(r.u, out, 16 * i)).toBe(true));
+  return out;
+}
+
 function block(rows: readonly Row[], ids: readonly number[], start = 0, count = rows.length - start): Buffer {
   const w = new NativeBlockWriter(count, 6, 64, start);
-  w.lowCardinalityStringColumn('i', ids.map(String), false);
-  w.lowCardinalityStringColumn('s', rows.map((r) => r.s), false);
-  w.lowCardinalityStringColumn('n', rows.map((r) => r.n), true);
-  w.lowCardinalityStringColumn('lc', rows.map((r) => r.lc), true);
-  w.uuidColumn('u', rows.map((r) => r.u));
-  w.dateTime64MicrosColumn('at', "DateTime64(6, 'UTC')", rows.map((r) => r.micros));
+  w.lowCardinalityStringColumn('i', rowsColumn(ids.map(String)), false);
+  w.lowCardinalityStringColumn('s', rowsColumn(rows.map((r) => r.s)), false);
+  w.lowCardinalityStringColumn('n', rowsColumn(rows.map((r) => r.n)), true);
+  w.lowCardinalityStringColumn('lc', rowsColumn(rows.map((r) => r.lc)), true);
+  w.uuidColumn('u', uuidBytes(rows));
+  w.dateTime64MicrosColumn('at', "DateTime64(6, 'UTC')", BigInt64Array.from(rows, (r) => BigInt(r.micros)));
   return w.finish();
 }
 
@@ -78,10 +89,27 @@ describe('NativeBlockWriter (read back by chDB)', () => {
     expect(await readBack(5_000_000, 5_000_025)).toEqual(rows);
   });
 
+  it('writes a dictionary column whose rows share values (each distinct value once), and safe-integer Number times', async () => {
+    const values = ['Chrome', null, '', 'Chrome', 'Firefox'];
+    const index = Uint32Array.from([0, 1, 2, 3, 4, 0, 3, 4, 1, 2]);
+    const at = Float64Array.from(index, (d, i) => 1_767_225_600_000_000 + 1000 * i + d);
+    const w = new NativeBlockWriter(10, 3, 64);
+    w.lowCardinalityStringColumn('i', rowsColumn(Array.from(index, (_, i) => String(6_000_000 + i))), false);
+    w.lowCardinalityStringColumn('lc', { index, values }, true);
+    w.dateTime64MicrosColumn('at', "DateTime64(6, 'UTC')", at);
+    await chdb.insertNative('t', ['i', 'lc', 'at'], w.finish(), {});
+    const back = await chdb.queryRows<{ lc: string | null; micros: string }>('SELECT lc, toString(toUnixTimestamp64Micro(at)) AS micros FROM t WHERE i >= 6000000 AND i < 6000010 ORDER BY i', {});
+    expect(back).toEqual(Array.from(index, (d, i) => ({ lc: values[d], micros: String(at[i]) })));
+    // 'Chrome' is written once although two dictionary entries hold it.
+    const w2 = new NativeBlockWriter(2, 1, 64);
+    w2.lowCardinalityStringColumn('lc', { index: Uint32Array.from([0, 3]), values }, true);
+    expect(w2.finish().toString('latin1').split('Chrome')).toHaveLength(2);
+  });
+
   it('refuses what the column cannot hold, and leaves no staged file behind', async () => {
-    expect(() => new NativeBlockWriter(1, 1).lowCardinalityStringColumn('s', [null], false)).toThrow(/not a string/);
-    expect(() => new NativeBlockWriter(1, 1).uuidColumn('u', ['not-a-uuid-at-all-not-a-uuid-at-all!'])).toThrow(/not a UUID/);
-    expect(() => new NativeBlockWriter(1, 1).dateTime64MicrosColumn('at', 'DateTime64(6)', ['1.5'])).toThrow(/microseconds/);
+    expect(() => new NativeBlockWriter(1, 1).lowCardinalityStringColumn('s', rowsColumn([null]), false)).toThrow(/not a string/);
+    expect(() => new NativeBlockWriter(2, 1).uuidColumn('u', new Uint8Array(16))).toThrow(/need 32 bytes/);
+    expect(() => new NativeBlockWriter(1, 1).dateTime64MicrosColumn('at', 'DateTime64(6)', Float64Array.from([1.5]))).toThrow(/microseconds/);
     await expect(chdb.insertNative('t', ['i'], Buffer.from('garbage'), {})).rejects.toThrow();
     expect(readdirSync(join(dir, 'db', 'user_files', 'insert-staging'))).toEqual([]);
   });

@@ -2,30 +2,22 @@
 // itself stores and exchanges), byte for byte as the engine writes it: VarUInt column count,
 // VarUInt row count, then per column its name, its type and its values, every column holding
 // exactly `rows` values. Only the types the analytics insert needs are written:
-// LowCardinality(String), LowCardinality(Nullable(String)), UUID and DateTime64 (microseconds). A column is
-// written whole by one call, so a caller can never interleave two columns. The buffer grows by
-// doubling; nothing is allocated per value.
+// LowCardinality(String), LowCardinality(Nullable(String)) from dictionary columns, UUID from
+// bytes and DateTime64 (microseconds) from integers. A column is written whole by one call, so a
+// caller can never interleave two columns. The buffer grows by doubling; nothing is allocated per
+// value.
 //
 // LowCardinality, as the engine writes it in a Native block: UInt64 1 (keys serialization
 // version), UInt64 0x600 | index width (additional keys, dictionary to update; width 0/1/2 =
 // UInt8/16/32), UInt64 key count, the keys as Strings (index 0 is the default ''; a nullable
 // column has NULL at 0 and '' at 1), UInt64 row count, then one index per row.
+import type { TextColumn } from '../events/event-batch.ts';
+
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 const MAX_VARUINT_BYTES = 10;
 
-/** A byte's value as a hex digit, or -1. */
-const HEX_VALUE = new Int8Array(256).fill(-1);
-for (let i = 0; i < 16; i++) {
-  HEX_VALUE[i.toString(16).charCodeAt(0)] = i;
-  HEX_VALUE[i.toString(16).toUpperCase().charCodeAt(0)] = i;
-}
-/** Where a UUID's text is copied (one native call) before its digits are decoded. */
-const UUID_SCRATCH = Buffer.alloc(36);
-
-/** Where each of the 16 bytes of a UUID goes: ClickHouse writes each 8-byte half little-endian. */
+/** Where each of the 16 bytes of a UUID (RFC order) goes: ClickHouse writes each 8-byte half little-endian. */
 const UUID_BYTE_AT = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
-/** Character offsets of the 16 bytes in the canonical 36-character text. */
-const UUID_HEX_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 export class NativeBlockWriter {
   private buf: Buffer;
@@ -44,29 +36,39 @@ export class NativeBlockWriter {
   }
 
   /**
-   * A LowCardinality(String) or LowCardinality(Nullable(String)) column: each distinct value is
-   * written once, each row as an index (what repeats in a batch of clicks costs one Map lookup).
+   * A LowCardinality(String) or LowCardinality(Nullable(String)) column from a dictionary column:
+   * each distinct value its rows use is written once (looked up once per distinct index, not per
+   * row), each row as an index into those keys.
    */
-  lowCardinalityStringColumn(name: string, values: readonly (string | null)[], nullable: boolean): void {
+  lowCardinalityStringColumn(name: string, column: TextColumn, nullable: boolean): void {
+    const { index, values } = column;
     const keys: string[] = nullable ? ['', ''] : [''];
-    const emptyIndex = nullable ? 1 : 0;
-    const index = new Map<string, number>();
-    const rowsIndex = new Uint32Array(this.rows);
+    const emptyKey = nullable ? 1 : 0;
+    const keyOfText = new Map<string, number>();
+    /** The key of each dictionary index this block uses, plus one (0: not looked up yet). */
+    const keyOf = new Uint32Array(values.length);
+    const rowKeys = new Uint32Array(this.rows);
     for (let i = 0; i < this.rows; i++) {
-      const v = values[this.start + i];
-      if (v == null) {
-        if (!nullable) throw new TypeError(`column ${name}: row ${i} is not a string`);
-        rowsIndex[i] = 0;
-      } else if (v === '') rowsIndex[i] = emptyIndex;
-      else {
-        let k = index.get(v);
-        if (k === undefined) {
-          k = keys.length;
-          keys.push(v);
-          index.set(v, k);
+      const d = index[this.start + i] as number;
+      let k = keyOf[d] as number;
+      if (k === 0) {
+        const v = values[d];
+        if (v == null) {
+          if (!nullable) throw new TypeError(`column ${name}: row ${i} is not a string`);
+          k = 1;
+        } else if (v === '') k = emptyKey + 1;
+        else {
+          let known = keyOfText.get(v);
+          if (known === undefined) {
+            known = keys.length;
+            keys.push(v);
+            keyOfText.set(v, known);
+          }
+          k = known + 1;
         }
-        rowsIndex[i] = k;
+        keyOf[d] = k;
       }
+      rowKeys[i] = k - 1;
     }
     this.header(name, nullable ? 'LowCardinality(Nullable(String))' : 'LowCardinality(String)');
     const width = keys.length <= 0x100 ? 0 : keys.length <= 0x10000 ? 1 : 2;
@@ -79,58 +81,53 @@ export class NativeBlockWriter {
     this.ensure(bytes * this.rows);
     const b = this.buf;
     let p = this.pos;
-    for (let i = 0; i < this.rows; i++) {
-      const k = rowsIndex[i] as number;
-      b[p] = k & 0xff;
-      if (width >= 1) b[p + 1] = (k >>> 8) & 0xff;
-      if (width === 2) {
-        b[p + 2] = (k >>> 16) & 0xff;
-        b[p + 3] = (k >>> 24) & 0xff;
+    if (width === 0) for (let i = 0; i < this.rows; i++) b[p++] = rowKeys[i] as number;
+    else {
+      for (let i = 0; i < this.rows; i++) {
+        const k = rowKeys[i] as number;
+        b[p] = k & 0xff;
+        b[p + 1] = (k >>> 8) & 0xff;
+        if (width === 2) {
+          b[p + 2] = (k >>> 16) & 0xff;
+          b[p + 3] = (k >>> 24) & 0xff;
+        }
+        p += bytes;
       }
-      p += bytes;
     }
     this.pos = p;
   }
 
-  /** A UUID column from canonical text (8-4-4-4-12 hex), each copied as bytes then decoded. */
-  uuidColumn(name: string, values: readonly (string | null)[]): void {
+  /** A UUID column from 16 bytes a row in RFC 9562 byte order. */
+  uuidColumn(name: string, ids: Uint8Array): void {
     this.header(name, 'UUID');
+    if (ids.length < 16 * (this.start + this.rows)) throw new TypeError(`column ${name}: ${this.start + this.rows} rows need ${16 * (this.start + this.rows)} bytes`);
     this.ensure(16 * this.rows);
     const b = this.buf;
-    const text = UUID_SCRATCH;
-    for (let i = 0; i < this.rows; i++) {
-      const v = values[this.start + i];
-      if (typeof v !== 'string' || v.length !== 36 || text.write(v, 0, 'latin1') !== 36) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
-      for (let k = 0; k < 16; k++) {
-        const at = UUID_HEX_AT[k] as number;
-        const hi = HEX_VALUE[text[at] as number] as number;
-        const lo = HEX_VALUE[text[at + 1] as number] as number;
-        if (hi < 0 || lo < 0) throw new TypeError(`column ${name}: row ${i} is not a UUID`);
-        b[this.pos + (UUID_BYTE_AT[k] as number)] = (hi << 4) | lo;
-      }
-      this.pos += 16;
+    let p = this.pos;
+    for (let i = 0; i < this.rows; i++, p += 16) {
+      const from = 16 * (this.start + i);
+      for (let k = 0; k < 16; k++) b[p + (UUID_BYTE_AT[k] as number)] = ids[from + k] as number;
     }
+    this.pos = p;
   }
 
-  /**
-   * A DateTime64(6, 'UTC') column from microseconds since the epoch as decimal text: exact for
-   * every Int64 (text beyond 2^53, such as instants after 2255, is read as a BigInt).
-   */
-  dateTime64MicrosColumn(name: string, type: string, micros: readonly (string | null)[]): void {
+  /** A DateTime64(6, 'UTC') column from microseconds since the epoch (safe-integer Numbers, or BigInts). */
+  dateTime64MicrosColumn(name: string, type: string, micros: Float64Array | BigInt64Array): void {
     this.header(name, type);
     this.ensure(8 * this.rows);
-    for (let i = 0; i < this.rows; i++) {
-      const text = micros[this.start + i];
-      const n = Number(text);
-      if (Number.isSafeInteger(n)) {
+    const b = this.buf;
+    if (micros instanceof BigInt64Array) {
+      for (let i = 0; i < this.rows; i++) b.writeBigInt64LE(micros[this.start + i] as bigint, this.pos + 8 * i);
+    } else {
+      for (let i = 0; i < this.rows; i++) {
+        const n = micros[this.start + i] as number;
+        if (!Number.isSafeInteger(n)) throw new TypeError(`column ${name}: row ${i} is not an integer number of microseconds`);
         const hi = Math.floor(n / 0x1_0000_0000);
-        this.buf.writeUInt32LE(n - hi * 0x1_0000_0000, this.pos);
-        this.buf.writeInt32LE(hi, this.pos + 4);
-      } else if (typeof text === 'string' && /^-?\d{1,19}$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text)) {
-        this.buf.writeBigInt64LE(BigInt(text), this.pos);
-      } else throw new TypeError(`column ${name}: row ${i} is not an integer number of microseconds`);
-      this.pos += 8;
+        b.writeUInt32LE(n - hi * 0x1_0000_0000, this.pos + 8 * i);
+        b.writeInt32LE(hi, this.pos + 8 * i + 4);
+      }
     }
+    this.pos += 8 * this.rows;
   }
 
   /** The finished block (a view of the writer's buffer). */

@@ -77,12 +77,11 @@ describe('geo', () => {
 describe('HitEnricher', () => {
   it('enriches a batch, passing the raw facts through', async () => {
     const orgId = newOrgId();
-    const hit = rawHit({ orgId, ip: '8.8.8.8', userAgent: IPHONE_UA, referrer: 'https://t.co/abc', utmSource: 'x' });
+    const hit = rawHit({ orgId, ip: '8.8.8.8', userAgent: IPHONE_UA, referrer: 'https://t.co/abc', utmSource: 'x', clickedAtMicros: 1_767_225_600_123_456 });
     const [rec] = await new HitEnricher().enrich([hit]);
     expect(rec).toMatchObject({
       orgId,
-      eventId: hit.eventId,
-      createdAtMicros: hit.createdAtMicros,
+      createdAtMicros: '1767225600123456',
       referrer: 'https://t.co/abc',
       referrerDomain: 't.co',
       countryCode: 'US',
@@ -90,5 +89,23 @@ describe('HitEnricher', () => {
       utmSource: 'x',
     });
     expect(rec).not.toHaveProperty('ip');
+  });
+
+  it('works once per distinct value: each User-Agent, address and referrer of a batch is looked up once', async () => {
+    const enricher = new HitEnricher();
+    const orgId = newOrgId();
+    const hits = Array.from({ length: 3000 }, (_, i) => rawHit({ orgId, ip: i % 3 === 0 ? '8.8.8.8' : '1.1.1.1', userAgent: i % 2 ? IPHONE_UA : CHROME_WINDOWS_UA, referrer: i % 5 ? null : 'https://t.co/x' }));
+    const looked: string[] = [];
+    const lookupWith = enricher.geo.lookupWith.bind(enricher.geo);
+    enricher.geo.lookupWith = (readers, ip) => {
+      looked.push(ip);
+      return lookupWith(readers, ip);
+    };
+    const records = await enricher.enrich(hits);
+    expect(looked.sort()).toEqual(['1.1.1.1', '8.8.8.8']);
+    expect(records.filter((r) => r.countryCode === 'US')).toHaveLength(3000 / 3);
+    expect(records.filter((r) => r.deviceType === 'MOBILE')).toHaveLength(1500);
+    expect(records.filter((r) => r.referrerDomain === 't.co')).toHaveLength(600);
+    expect(new Set(records.map((r) => r.eventId)).size).toBe(3000);
   });
 });

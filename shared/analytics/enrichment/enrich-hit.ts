@@ -1,15 +1,15 @@
-// Invariant: enrichment turns RawHits into events one batch at a time, off the redirect path, and
-// never fails a hit: an unparseable referrer, User-Agent or IP yields null fields, not an error.
-// The raw facts of the hit (ids, time, code, source, referrer, UTM) pass through unchanged; the
-// client IP itself is never stored. Work is done once per DISTINCT value in a batch: one
+// Invariant: enrichment turns the distinct User-Agents, client addresses and referrers of a batch
+// of hits into the event's enriched fields, off the redirect path, once per distinct value: one
 // User-Agent lookup (parsed at most once per process, memoised by UserAgentCache), one geo lookup
-// per address (GeoLocator's LRU), one referrer parse; hits come in as columns and the enrichment
-// goes out as columns, with no object per event. The enriched columns are exactly the schema's ENRICHED_FIELDS (checked at
-// import).
-import type { EnrichedFields, EventRecord } from '../events/analytics-event.ts';
-import { recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
-import { ENRICHED_FIELDS } from '../events/event-schema.ts';
-import { eventColumnsFor, hitColumnsOf, type HitColumns } from '../events/hit-columns.ts';
+// (GeoLocator's LRU), one referrer parse. It never fails a value: an unparseable referrer,
+// User-Agent or IP yields nulls, not an error. The client IP itself is never stored. Each enriched
+// field is computed from exactly one fact (ENRICHMENT_SOURCES, checked against the schema by its
+// type). Work is sliced by time (ENRICH_SLICE_MS per event-loop turn), so a batch of never-seen
+// User-Agents never stalls the process it shares with the redirector.
+import type { EventRecord } from '../events/analytics-event.ts';
+import { recordsFromBatch } from '../events/event-batch.ts';
+import { ENRICHED_FIELDS, type EnrichedField } from '../events/event-schema.ts';
+import { HitBatch, type DistinctFacts, type EnrichedValues, type EnrichmentSource } from '../events/hit-batch.ts';
 import type { RawHit } from '../events/raw-hit.ts';
 import { GeoLocator, NO_GEO, type Geo, type GeoLocatorOptions } from './geo-locator.ts';
 import { UserAgentCache, type UserAgentDetails } from './user-agent-details.ts';
@@ -25,25 +25,41 @@ export function referrerDomain(referrer: string | null): string | null {
   }
 }
 
+/** The fact each enriched field is computed from. */
+export const ENRICHMENT_SOURCES: Readonly<Record<EnrichedField, EnrichmentSource>> = {
+  referrerDomain: 'referrer',
+  country: 'address',
+  countryCode: 'address',
+  city: 'address',
+  region: 'address',
+  browserName: 'userAgent',
+  browserVersion: 'userAgent',
+  osName: 'userAgent',
+  osVersion: 'userAgent',
+  deviceType: 'userAgent',
+  deviceBrand: 'userAgent',
+  deviceModel: 'userAgent',
+};
+
+const GEO_KEYS = ['country', 'countryCode', 'city', 'region'] as const satisfies readonly (keyof Geo & EnrichedField)[];
+const UA_KEYS = ['browserName', 'browserVersion', 'osName', 'osVersion', 'deviceType', 'deviceBrand', 'deviceModel'] as const satisfies readonly (keyof UserAgentDetails & EnrichedField)[];
+for (const k of GEO_KEYS) if (ENRICHMENT_SOURCES[k] !== 'address') throw new Error(`${k} is enriched from the address`);
+for (const k of UA_KEYS) if (ENRICHMENT_SOURCES[k] !== 'userAgent') throw new Error(`${k} is enriched from the User-Agent`);
+
+/** Work done per event-loop turn at most (ms), checked every few values. */
+const ENRICH_SLICE_MS = 0.5;
+const CHECK_EVERY = 16;
+
+/** Every enriched field null, sized for `facts` (what is stored when enrichment fails). */
+export function noEnrichment(facts: DistinctFacts): EnrichedValues {
+  const out: Partial<Record<EnrichedField, null[]>> = {};
+  for (const k of ENRICHED_FIELDS) out[k] = new Array<null>(facts[ENRICHMENT_SOURCES[k]].length).fill(null);
+  return out as EnrichedValues;
+}
+
 export interface HitEnricherOptions {
   geo?: GeoLocatorOptions;
   userAgentCacheEntries?: number;
-}
-
-const GEO_KEYS = ['country', 'countryCode', 'city', 'region'] as const satisfies readonly (keyof Geo & keyof EnrichedFields)[];
-const UA_KEYS = ['browserName', 'browserVersion', 'osName', 'osVersion', 'deviceType', 'deviceBrand', 'deviceModel'] as const satisfies readonly (keyof UserAgentDetails &
-  keyof EnrichedFields)[];
-const COVERED = new Set<string>(['referrerDomain', ...GEO_KEYS, ...UA_KEYS]);
-if (COVERED.size !== ENRICHED_FIELDS.length || ENRICHED_FIELDS.some((k) => !COVERED.has(k))) {
-  throw new Error(`enrichment covers ${[...COVERED].join(', ')} but the schema enriches ${ENRICHED_FIELDS.join(', ')}`);
-}
-/** Fills the enrichment of rows [start, end) with nulls (what is stored when enrichment fails). */
-export function leaveUnenriched(out: EventColumns, start: number, end: number): void {
-  for (const k of ENRICHED_FIELDS) {
-    const column = out.values[k];
-    column.length = start;
-    for (let i = start; i < end; i++) column.push(null);
-  }
 }
 
 export class HitEnricher {
@@ -55,38 +71,39 @@ export class HitEnricher {
     this.userAgents = new UserAgentCache(options.userAgentCacheEntries);
   }
 
-  /**
-   * Appends the enrichment of hits [start, end) to `out`'s enriched columns (which hold exactly
-   * `start` rows before the call).
-   */
-  async enrichRange(hits: HitColumns, start: number, end: number, out: EventColumns): Promise<void> {
-    const ipColumn = hits.ip.slice(start, end);
-    const ips = [...new Set(ipColumn.filter((ip): ip is string => ip !== null))];
-    const geos = await this.geo.lookupAll(ips);
-    const geoOf = new Map<string | null, Geo>(ips.map((ip, i) => [ip, geos[i] ?? NO_GEO]));
-    const uaOf = new Map<string | null, UserAgentDetails>();
-    const refOf = new Map<string | null, string | null>();
-    const v = out.values;
-    const referrers = hits.facts.referrer;
-    for (let i = start; i < end; i++) {
-      const userAgent = hits.userAgent[i] ?? null;
-      let ua = uaOf.get(userAgent);
-      if (ua === undefined) uaOf.set(userAgent, (ua = this.userAgents.get(userAgent)));
-      const referrer = referrers[i] ?? null;
-      let ref = refOf.get(referrer);
-      if (ref === undefined) refOf.set(referrer, (ref = referrerDomain(referrer)));
-      const geo = geoOf.get(ipColumn[i - start] ?? null) ?? NO_GEO;
-      v.referrerDomain.push(ref);
-      for (const k of GEO_KEYS) v[k].push(geo[k]);
-      for (const k of UA_KEYS) v[k].push(ua[k]);
+  /** The enriched fields of every distinct User-Agent, address and referrer of a batch. */
+  async enrichDistinct(facts: DistinctFacts): Promise<EnrichedValues> {
+    const out = Object.fromEntries(ENRICHED_FIELDS.map((k) => [k, []])) as unknown as Record<EnrichedField, (string | null)[]>;
+    const readers = await this.geo.open();
+    let sliceStart = performance.now();
+    /** True when this turn's slice is used up (checked every CHECK_EVERY values). */
+    const due = (i: number): boolean => i % CHECK_EVERY === CHECK_EVERY - 1 && performance.now() - sliceStart >= ENRICH_SLICE_MS;
+    const nextTurn = async (): Promise<void> => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    };
+    for (let i = 0; i < facts.userAgent.length; i++) {
+      const ua = this.userAgents.get(facts.userAgent[i] ?? null);
+      for (const k of UA_KEYS) out[k].push(ua[k]);
+      if (due(i)) await nextTurn();
     }
+    for (let i = 0; i < facts.address.length; i++) {
+      const ip = facts.address[i] ?? null;
+      const geo = ip === null ? NO_GEO : this.geo.lookupWith(readers, ip);
+      for (const k of GEO_KEYS) out[k].push(geo[k]);
+      if (due(i)) await nextTurn();
+    }
+    for (let i = 0; i < facts.referrer.length; i++) {
+      out.referrerDomain.push(referrerDomain(facts.referrer[i] ?? null));
+      if (due(i)) await nextTurn();
+    }
+    return out as EnrichedValues;
   }
 
-  /** The hits as enriched records (tests and benches; the write path keeps columns). */
+  /** The hits as enriched records (tests and benches; the write path keeps batches). */
   async enrich(hits: readonly RawHit[]): Promise<EventRecord[]> {
-    const columns = hitColumnsOf(hits);
-    const out = eventColumnsFor(columns);
-    await this.enrichRange(columns, 0, columns.rows, out);
-    return recordsFromColumns(out);
+    const batch = new HitBatch();
+    for (const h of hits) batch.push(h);
+    return recordsFromBatch(batch.toEventBatch(await this.enrichDistinct(batch.distinctFacts()), ENRICHMENT_SOURCES));
   }
 }

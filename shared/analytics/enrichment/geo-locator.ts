@@ -103,7 +103,8 @@ export class GeoLocator {
     return ips.map((ip) => (ip === null ? NO_GEO : this.lookupWith(readers, ip)));
   }
 
-  private lookupWith(readers: { v4: CityReader; v6: CityReader }, rawIp: string): Geo {
+  /** Looks one address up with the databases `open()` resolved to (no await: for batches). */
+  lookupWith(readers: { v4: CityReader; v6: CityReader }, rawIp: string): Geo {
     const cached = this.cache.get(rawIp);
     if (cached) return cached;
     const geo = this.resolve(readers, rawIp);

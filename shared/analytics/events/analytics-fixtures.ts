@@ -3,7 +3,7 @@
 // other's events in a shared table. Product code never imports this file.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { NO_ENRICHMENT, type EventRecord } from './analytics-event.ts';
+import { NO_ENRICHMENT, type EventRecord, type HitLink } from './analytics-event.ts';
 import type { RawHit } from './raw-hit.ts';
 
 export const CHROME_WINDOWS_UA =
@@ -20,21 +20,24 @@ export function isoMicros(iso: string): bigint {
   return BigInt(Date.parse(`${m[1]}Z`)) * 1000n + BigInt((m[2] ?? '').padEnd(6, '0') || '0');
 }
 
-export function rawHit(overrides: Partial<RawHit> & { orgId: string }): RawHit {
+/** A hit of a link of `orgId`: its own facts and its link's members may be overridden. */
+export function rawHit(overrides: Partial<Omit<RawHit, 'link'>> & Partial<HitLink> & { orgId: string }): RawHit {
+  const o = overrides;
   return {
-    eventId: uuidv7(),
-    createdAtMicros: (BigInt(Date.now()) * 1000n).toString(),
-    shortUrlId: '11111111-2222-4333-8444-555555555555',
-    shortCode: 'summer-sale',
-    eventType: 'CLICK',
-    clickSource: 'DIRECT',
-    referrer: null,
-    userAgent: null,
-    ip: null,
-    utmSource: null,
-    utmMedium: null,
-    utmCampaign: null,
-    ...overrides,
+    link: {
+      orgId: o.orgId,
+      id: o.id ?? '11111111-2222-4333-8444-555555555555',
+      shortCode: o.shortCode ?? 'summer-sale',
+      utmSource: o.utmSource ?? null,
+      utmMedium: o.utmMedium ?? null,
+      utmCampaign: o.utmCampaign ?? null,
+    },
+    eventType: o.eventType ?? 'CLICK',
+    clickSource: o.clickSource ?? 'DIRECT',
+    referrer: o.referrer ?? null,
+    userAgent: o.userAgent ?? null,
+    ip: o.ip ?? null,
+    clickedAtMicros: o.clickedAtMicros ?? Date.now() * 1000,
   };
 }
 

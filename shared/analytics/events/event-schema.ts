@@ -20,11 +20,13 @@ export type DeviceType = (typeof DEVICE_TYPES)[number];
 export const ANALYTICS_SCHEMA_VERSION = 1;
 
 /**
- * Where a field's value comes from: `org` and `hit` are copied from the raw hit as the
- * redirector built it, `enriched` is computed from it in batches, `constant` is the schema
- * version, `server` is stamped by ClickHouse at insert.
+ * Where a field's value comes from: `link` is read from the link the hit was served for (its
+ * member `linkKey`), `hit` is copied from the raw hit as the redirector built it, `clock` is the
+ * click's time, `minted` is the event id (a UUIDv7 of the click's millisecond, minted when the
+ * hit's batch is formed), `enriched` is computed in batches from the hit's User-Agent, address or
+ * referrer, `constant` is the schema version, `server` is stamped by ClickHouse at insert.
  */
-export type FieldOrigin = 'org' | 'hit' | 'enriched' | 'constant' | 'server';
+export type FieldOrigin = 'link' | 'hit' | 'clock' | 'minted' | 'enriched' | 'constant' | 'server';
 
 /**
  * How the engine prints a field in an export: `uuid` as its text, `instant` as Java's
@@ -43,6 +45,8 @@ export interface EventFieldSpec {
   readonly export: ExportEncoding | null;
   /** The value's schema: the event object's member, or the stored value of a storage-only field. */
   readonly schema: z.ZodType;
+  /** For `link` fields: the member of the link (HitLink) the value is read from. */
+  readonly linkKey?: string;
 }
 
 const text = z.string();
@@ -54,16 +58,18 @@ const DATETIME = "DateTime64(6, 'UTC')";
 
 const hit = <C extends string, T extends string, S extends z.ZodType, E extends ExportEncoding>(column: C, clickhouse: T, schema: S, encoding: E) =>
   ({ column, clickhouse, origin: 'hit', inEvent: true, export: encoding, schema }) as const;
+const link = <C extends string, T extends string, S extends z.ZodType, E extends ExportEncoding, L extends string>(column: C, clickhouse: T, schema: S, encoding: E, linkKey: L) =>
+  ({ column, clickhouse, origin: 'link', inEvent: true, export: encoding, schema, linkKey }) as const;
 const enriched = <C extends string, S extends z.ZodType>(column: C, schema: S) =>
   ({ column, clickhouse: LC_NULLABLE, origin: 'enriched', inEvent: true, export: 'nullable', schema }) as const;
 
 export const EVENT_FIELDS = {
-  orgId: { column: 'org_id', clickhouse: 'String', origin: 'org', inEvent: false, export: null, schema: text },
-  eventId: hit('event_id', 'UUID', z.uuid(), 'uuid'),
+  orgId: { column: 'org_id', clickhouse: 'String', origin: 'link', linkKey: 'orgId', inEvent: false, export: null, schema: text },
+  eventId: { column: 'event_id', clickhouse: 'UUID', origin: 'minted', inEvent: true, export: 'uuid', schema: z.uuid() },
   schemaVersion: { column: 'schema_version', clickhouse: `UInt8 DEFAULT ${ANALYTICS_SCHEMA_VERSION}`, origin: 'constant', inEvent: true, export: 'number', schema: z.literal(ANALYTICS_SCHEMA_VERSION) },
-  createdAt: hit('created_at', DATETIME, instant, 'instant'),
-  shortCode: hit('short_code', 'String', text, 'text'),
-  shortUrlId: hit('short_url_id', 'String', text, 'text'),
+  createdAt: { column: 'created_at', clickhouse: DATETIME, origin: 'clock', inEvent: true, export: 'instant', schema: instant },
+  shortCode: link('short_code', 'String', text, 'text', 'shortCode'),
+  shortUrlId: link('short_url_id', 'String', text, 'text', 'id'),
   eventType: hit('event_type', 'LowCardinality(String)', z.enum(EVENT_TYPES), 'text'),
   clickSource: hit('click_source', 'LowCardinality(String)', z.enum(CLICK_SOURCES), 'text'),
   referrer: hit('referrer', 'Nullable(String)', nullableText, 'nullable'),
@@ -79,9 +85,9 @@ export const EVENT_FIELDS = {
   deviceType: enriched('device_type', z.enum(DEVICE_TYPES).nullable()),
   deviceBrand: enriched('device_brand', nullableText),
   deviceModel: enriched('device_model', nullableText),
-  utmSource: hit('utm_source', 'Nullable(String)', nullableText, 'nullable'),
-  utmMedium: hit('utm_medium', LC_NULLABLE, nullableText, 'nullable'),
-  utmCampaign: hit('utm_campaign', 'Nullable(String)', nullableText, 'nullable'),
+  utmSource: link('utm_source', 'Nullable(String)', nullableText, 'nullable', 'utmSource'),
+  utmMedium: link('utm_medium', LC_NULLABLE, nullableText, 'nullable', 'utmMedium'),
+  utmCampaign: link('utm_campaign', 'Nullable(String)', nullableText, 'nullable', 'utmCampaign'),
   ingestedAt: { column: 'ingested_at', clickhouse: `${DATETIME} DEFAULT now64(6)`, origin: 'server', inEvent: false, export: null, schema: text },
 } as const satisfies Record<string, EventFieldSpec>;
 
@@ -93,8 +99,12 @@ type FieldsWhere<P> = { [K in EventFieldName]: EventFields[K] extends P ? K : ne
 export type EventObjectField = FieldsWhere<{ inEvent: true }>;
 /** Fields computed by enrichment. */
 export type EnrichedField = FieldsWhere<{ origin: 'enriched' }>;
-/** Fields copied from the raw hit (the organisation included). */
-export type HitField = FieldsWhere<{ origin: 'hit' | 'org' }>;
+/** Fields read from the link the hit was served for (the organisation included). */
+export type LinkField = FieldsWhere<{ origin: 'link' }>;
+/** Fields copied from the raw hit as they are. */
+export type HitField = FieldsWhere<{ origin: 'hit' }>;
+/** Inserted fields held as text (every one but the event id and the click time). */
+export type TextField = LinkField | HitField | EnrichedField;
 /** Fields stored as DateTime64: records carry them as microseconds since the epoch, decimal text. */
 export type InstantField = FieldsWhere<{ clickhouse: `DateTime64${string}` }>;
 
@@ -107,10 +117,12 @@ const where = <K extends EventFieldName>(test: (spec: EventFieldSpec) => boolean
 /** The spec's table order: the NDJSON key order and the CSV columns. */
 export const EVENT_OBJECT_FIELDS: readonly EventObjectField[] = where<EventObjectField>((f) => f.inEvent);
 export const ENRICHED_FIELDS: readonly EnrichedField[] = where<EnrichedField>((f) => f.origin === 'enriched');
-export const HIT_FIELDS: readonly HitField[] = where<HitField>((f) => f.origin === 'hit' || f.origin === 'org');
-/** Fields the writer inserts (the hit's facts and the enrichment; not constants or server stamps), in table order. */
-export type InsertedField = HitField | EnrichedField;
-export const INSERTED_FIELDS: readonly InsertedField[] = where<InsertedField>((f) => f.origin === 'hit' || f.origin === 'org' || f.origin === 'enriched');
+export const LINK_FIELDS: readonly LinkField[] = where<LinkField>((f) => f.origin === 'link');
+export const HIT_FIELDS: readonly HitField[] = where<HitField>((f) => f.origin === 'hit');
+/** Fields the writer inserts (not constants or server stamps), in table order. */
+export type InsertedField = TextField | 'eventId' | 'createdAt';
+export const INSERTED_FIELDS: readonly InsertedField[] = where<InsertedField>((f) => f.origin !== 'constant' && f.origin !== 'server');
+export const TEXT_FIELDS: readonly TextField[] = where<TextField>((f) => f.origin === 'link' || f.origin === 'hit' || f.origin === 'enriched');
 
 export function isInstantField(name: EventFieldName): name is InstantField {
   return EVENT_FIELDS[name].clickhouse.startsWith('DateTime64');

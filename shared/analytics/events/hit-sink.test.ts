@@ -13,7 +13,7 @@ import { MemoryHitSink } from './memory-hit-sink.ts';
 hitSinkContract('memory', {
   make: () => new MemoryHitSink(),
   settle: async () => {},
-  delivered: async (sink, orgId) => sink.hits.filter((h) => h.orgId === orgId).length,
+  delivered: async (sink, orgId) => sink.hits.filter((h) => h.link.orgId === orgId).length,
 });
 
 const root = mkdtempSync(join(process.cwd(), '.tmp', 'hit-sink-'));

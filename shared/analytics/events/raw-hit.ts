@@ -1,15 +1,21 @@
 // Invariant: a RawHit is what the redirector knows about one served click or preview at the
-// moment it answers: request facts only, no parsing. Enrichment (User-Agent, geo, referrer
-// domain) happens later, in batches, off the hot path. Every served click/preview yields exactly
-// one RawHit; HEAD requests and errors yield none. Its stored facts are the event schema's hit
-// fields (HitFacts: eventId a UUIDv7 minted when the response is decided, createdAtMicros the
-// click time in microseconds since the epoch as decimal text).
-import type { HitFacts } from './analytics-event.ts';
+// moment it answers, and nothing more: the link it was served for (held, not copied: the event
+// reads its organisation, id, code and UTM tags from it), the hit's own facts (type, source,
+// referrer), the User-Agent and client address as received, and the click time. Nothing is
+// parsed, formatted or minted here: the event id (a UUIDv7 of the click's millisecond), the
+// enrichment (User-Agent, geo, referrer domain) and every text form are made later, in batches,
+// off the redirect path. Every served click/preview yields exactly one RawHit; HEAD requests and
+// errors yield none.
+import type { HitFacts, HitLink } from './analytics-event.ts';
 
 export interface RawHit extends HitFacts {
+  /** The link the hit was served for (a cached Link satisfies it as it is). */
+  link: HitLink;
   userAgent: string | null;
   /** Client IP as the redirector determined it (X-Forwarded-For read only as far as TRUST_PROXY trusts). */
   ip: string | null;
+  /** Click time in microseconds since the epoch: an integer, exact as a Number until the year 2255. */
+  clickedAtMicros: number;
 }
 
 /** What every hit sink reports to the redirector's /metrics. */

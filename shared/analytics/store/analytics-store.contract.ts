@@ -106,7 +106,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const orgId = newOrgId();
       const hit = rawHit({
         orgId,
-        createdAtMicros: isoMicros('2026-03-10T12:34:56.123456Z').toString(),
+        clickedAtMicros: Number(isoMicros('2026-03-10T12:34:56.123456Z')),
         referrer: 'https://www.google.com/search?q=short+links',
         userAgent: CHROME_WINDOWS_UA,
         ip: '8.8.8.8',
@@ -115,7 +115,8 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
         utmMedium: 'email',
         utmCampaign: 'spring',
       });
-      await store.insert(await enricher.enrich([hit]), randomUUID());
+      const [record] = await enricher.enrich([hit]);
+      await store.insert([record!], randomUUID());
       const page = await store.browse(orgId, 'UTC', browseReq({ from: '2026-03-10', to: '2026-03-10' }));
       expect(page.hasMore).toBe(false);
       expect(page.nextSince).toBeNull();
@@ -125,11 +126,11 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const event = page.data[0];
       expect(Object.keys(event ?? {})).toEqual([...EVENT_OBJECT_FIELDS]);
       expect(event).toEqual({
-        eventId: hit.eventId,
+        eventId: record!.eventId,
         schemaVersion: 1,
         createdAt: '2026-03-10T12:34:56.123456Z',
         shortCode: 'summer-sale',
-        shortUrlId: hit.shortUrlId,
+        shortUrlId: hit.link.id,
         eventType: 'CLICK',
         clickSource: 'QR_CODE',
         referrer: 'https://www.google.com/search?q=short+links',
@@ -154,8 +155,8 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
     it('keeps nulls and prints createdAt like Java Instant (millis, whole seconds)', async () => {
       const orgId = newOrgId();
       const hits = [
-        rawHit({ orgId, createdAtMicros: isoMicros('2026-03-10T10:00:00Z').toString(), userAgent: IPHONE_UA }),
-        rawHit({ orgId, createdAtMicros: isoMicros('2026-03-10T10:00:00.120Z').toString(), eventType: 'METADATA_PREVIEW', clickSource: 'UNKNOWN' }),
+        rawHit({ orgId, clickedAtMicros: Number(isoMicros('2026-03-10T10:00:00Z')), userAgent: IPHONE_UA }),
+        rawHit({ orgId, clickedAtMicros: Number(isoMicros('2026-03-10T10:00:00.120Z')), eventType: 'METADATA_PREVIEW', clickSource: 'UNKNOWN' }),
       ];
       await store.insert(await enricher.enrich(hits), randomUUID());
       const page = await store.browse(orgId, 'UTC', browseReq({ from: '2026-03-10', to: '2026-03-10' }));
@@ -395,9 +396,10 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const hyperlink = '=HYPERLINK("http://x","y")';
       // A click as the redirector records it: Referer and User-Agent straight from the request.
       const hits = ['@SUM(1+1)', '+cmd', '-2+3', '\tcalc', '\rcalc'].map((userAgent, i) =>
-        rawHit({ orgId, createdAtMicros: at(`10:00:0${i}`), referrer: hyperlink, userAgent, utmSource: userAgent, utmMedium: '-1', utmCampaign: 'plain' }),
+        rawHit({ orgId, clickedAtMicros: Number(at(`10:00:0${i}`)), referrer: hyperlink, userAgent, utmSource: userAgent, utmMedium: '-1', utmCampaign: 'plain' }),
       );
-      await store.insert(await enricher.enrich(hits), randomUUID());
+      const enriched = await enricher.enrich(hits);
+      await store.insert(enriched, randomUUID());
       const safe = eventRecord({ orgId, createdAtMicros: at('11:00:00'), shortCode: '-dash-code', city: '@home', region: '=1+1', referrer: "it's = fine" });
       await store.insert([safe], randomUUID());
 
@@ -414,7 +416,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       ]);
       // Only text cells change: the number, the UUID and the instant are as before.
       expect(rows[1]?.[col('schemaVersion')]).toBe('1');
-      expect(rows[1]?.[col('eventId')]).toBe(hits[0]?.eventId);
+      expect(rows[1]?.[col('eventId')]).toBe(enriched[0]?.eventId);
       expect(rows[1]?.[col('createdAt')]).toBe('2026-06-03T10:00:00Z');
       const last = rows[6] ?? [];
       expect([last[col('shortCode')], last[col('city')], last[col('region')], last[col('referrer')], last[col('country')]]).toEqual(["'-dash-code", "'@home", "'=1+1", "it's = fine", '']);

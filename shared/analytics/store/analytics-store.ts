@@ -19,7 +19,7 @@
 // Browse and export are in (createdAt, eventId) order over [local midnight of from, local
 // midnight after to) in the organisation's time zone.
 import type { EventRecord } from '../events/analytics-event.ts';
-import { columnsFromRecords, type EventColumns } from '../events/event-columns.ts';
+import { batchFromRecords, type EventBatch } from '../events/event-batch.ts';
 import { encodeEventBlock } from '../clickhouse/event-native-block.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
@@ -43,8 +43,8 @@ import { exportText } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { formatMicros } from '../../time/instant.ts';
 
-/** Rows encoded per event-loop turn (≈ 0.5 ms; one Native block each). */
-const ENCODE_ROWS_PER_TURN = 512;
+/** Rows encoded per event-loop turn (one Native block each; ≈ 0.3 ms at ≈ 0.07 µs a row). */
+const ENCODE_ROWS_PER_TURN = 4096;
 
 /** Production default: a row becomes visible to sync this long after its ingestion stamp. */
 export const DEFAULT_SYNC_SETTLE_MILLIS = 2000;
@@ -87,14 +87,14 @@ export class AnalyticsStore {
    * must pass the same token (and the same records) and then never duplicates an event.
    */
   async insert(records: readonly EventRecord[], dedupToken: string): Promise<void> {
-    await this.insertColumns(columnsFromRecords(records), dedupToken);
+    await this.insertBatch(batchFromRecords(records), dedupToken);
   }
 
   /**
    * Inserts the batch as one insert of Native blocks of at most ENCODE_ROWS_PER_TURN rows, each
    * encoded in its own event-loop turn (the redirector may share the loop).
    */
-  async insertColumns(batch: EventColumns, dedupToken: string): Promise<void> {
+  async insertBatch(batch: EventBatch, dedupToken: string): Promise<void> {
     if (batch.rows === 0) return;
     const blocks: Buffer[] = [];
     for (let start = 0; start < batch.rows; start += ENCODE_ROWS_PER_TURN) {

@@ -15,7 +15,7 @@ import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { INSERT_COLUMNS, insertSettings, syncSql, type FilterFlags } from '../clickhouse/clickhouse-sql.ts';
 import { encodeEventBlock } from '../clickhouse/event-native-block.ts';
-import { columnsFromRecords } from '../events/event-columns.ts';
+import { batchFromRecords } from '../events/event-batch.ts';
 import type { QueryParams } from '../clickhouse/clickhouse-transport.ts';
 
 /** The definition of a sync page: plain FINAL over the window (syncSql before its shortcut). */
@@ -75,8 +75,8 @@ describe('syncSql', () => {
 
   async function insert(rows: readonly { record: EventRecord; ingestedMicros: bigint }[]): Promise<void> {
     for (const r of rows) positions.push({ since: r.ingestedMicros, eventId: r.record.eventId });
-    const ingested = { column: 'ingested_at', type: "DateTime64(6, 'UTC')", micros: rows.map((r) => r.ingestedMicros.toString()) };
-    const batch = columnsFromRecords(rows.map((r) => r.record));
+    const ingested = { column: 'ingested_at', type: "DateTime64(6, 'UTC')", micros: BigInt64Array.from(rows, (r) => r.ingestedMicros) };
+    const batch = batchFromRecords(rows.map((r) => r.record));
     await transport.insertNative(EVENTS_TABLE, [...INSERT_COLUMNS, 'ingested_at'], encodeEventBlock(batch, 0, batch.rows, [ingested]), insertSettings(randomUUID()));
   }
 

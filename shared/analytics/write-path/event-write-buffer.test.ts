@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { openChdbStore } from '../../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
-import type { EventColumns } from '../events/event-columns.ts';
+import type { EventBatch } from '../events/event-batch.ts';
 import { CHROME_WINDOWS_UA, eventRecords, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { progressLine } from '../../runtime/progress-line.ts';
 import { AnalyticsStore } from '../store/analytics-store.ts';
@@ -99,11 +99,14 @@ describe('EventWriteBuffer', () => {
   it('stores the enriched event', async () => {
     const orgId = newOrgId();
     const buf = buffer(await newSpool());
-    const hit = rawHit({ orgId, ip: '8.8.8.8', userAgent: CHROME_WINDOWS_UA, createdAtMicros: '1767225600123456' });
+    const hit = rawHit({ orgId, ip: '8.8.8.8', userAgent: CHROME_WINDOWS_UA, clickedAtMicros: 1_767_225_600_123_456 });
     buf.push(hit);
     await buf.close();
     const page = await store.browse(orgId, 'UTC', { mode: 'browse', from: '2026-01-01', to: '2026-01-01', cursor: null, limit: 10, filters: { shortCode: null, clickSource: null, eventType: null } });
-    expect(page.data[0]).toMatchObject({ eventId: hit.eventId, createdAt: '2026-01-01T00:00:00.123456Z', countryCode: 'US', browserName: 'Chrome', deviceType: 'DESKTOP' });
+    expect(page.data[0]).toMatchObject({ createdAt: '2026-01-01T00:00:00.123456Z', shortUrlId: hit.link.id, countryCode: 'US', browserName: 'Chrome', deviceType: 'DESKTOP' });
+    // A UUIDv7 minted for the click's millisecond.
+    expect(page.data[0]!.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(page.data[0]!.eventId.replace(/-/g, '').slice(0, 12), 16)).toBe(1_767_225_600_123);
   });
 
   it('bounds memory: beyond maxQueuedEvents, hits are dropped and counted, never thrown', async () => {
@@ -119,7 +122,7 @@ describe('EventWriteBuffer', () => {
     const orgId = newOrgId();
     const errors: string[] = [];
     const buf = buffer(await newSpool(), {
-      enricher: { enrichRange: () => Promise.reject(new Error('mmdb missing')) },
+      enricher: { enrichDistinct: () => Promise.reject(new Error('mmdb missing')) },
       onError: (_e, ctx) => errors.push(ctx),
     });
     buf.push(rawHit({ orgId, ip: '8.8.8.8', referrer: 'https://a.example/' }));
@@ -192,8 +195,8 @@ describe('store outage → spool → backfill', () => {
         await store.insert(records, token);
         throw new Error('connection reset after commit');
       },
-      insertColumns: async (batch: EventColumns, token: string) => {
-        await store.insertColumns(batch, token);
+      insertBatch: async (batch: EventBatch, token: string) => {
+        await store.insertBatch(batch, token);
         throw new Error('connection reset after commit');
       },
     };

@@ -6,26 +6,27 @@
 // is pushed after close(), or when neither store nor spool takes it during close(); each such
 // loss is counted in droppedEvents. After a failed insert the store is skipped for a cooldown (batches go straight
 // to the spool), so an outage costs no insert timeouts per batch. close() returns once every
-// queued hit is inserted or spooled. A batch is enriched a thousand hits per event-loop turn
-// into columns (no object per event; the store encodes them the same way), so a large batch never
-// stalls the process it shares; only a batch that goes to the spool is turned into records.
+// queued hit is inserted or spooled. Hits are queued in HitBatches (each fact an index into the
+// batch's distinct values, no object per click); a batch is enriched once per distinct value and
+// becomes an EventBatch without a copy, with its event ids minted once (so every retry sends the
+// same events); only a batch that goes to the spool is turned into records.
 import { randomUUID } from 'node:crypto';
-import { recordsFromColumns, type EventColumns } from '../events/event-columns.ts';
-import { appendHit, emptyHitColumns, eventColumnsFor, takeHits, type HitColumns } from '../events/hit-columns.ts';
+import { recordsFromBatch, type EventBatch } from '../events/event-batch.ts';
+import { HitBatch, type DistinctFacts, type EnrichedValues } from '../events/hit-batch.ts';
 import type { HitSink, HitSinkMetrics, RawHit } from '../events/raw-hit.ts';
-import { leaveUnenriched } from '../enrichment/enrich-hit.ts';
+import { ENRICHMENT_SOURCES, noEnrichment } from '../enrichment/enrich-hit.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
 
 export interface HitEnrichment {
-  /** Appends the enrichment of hits [start, end) to `out`'s enriched columns. */
-  enrichRange(hits: HitColumns, start: number, end: number, out: EventColumns): Promise<void>;
+  /** The enriched fields of every distinct User-Agent, address and referrer of a batch. */
+  enrichDistinct(facts: DistinctFacts): Promise<EnrichedValues>;
 }
 
-/** A batch on its way to the store: its columns and the dedup token every retry reuses. */
+/** A batch on its way to the store: its events and the dedup token every retry reuses. */
 interface PendingBatch {
   token: string;
-  columns: EventColumns;
+  batch: EventBatch;
 }
 
 export interface EventWriteBufferOptions {
@@ -77,16 +78,8 @@ export interface WriteBufferMetrics extends HitSinkMetrics {
 
 export type DropReason = 'queue_full' | 'closed' | 'unsaved_at_close';
 
-/** Bytes a queued hit costs besides its text (object, ids, numbers), an upper estimate. */
-const HIT_FIXED_BYTES = 400;
-const hitBytes = (hit: RawHit): number => HIT_FIXED_BYTES + 2 * ((hit.userAgent?.length ?? 0) + (hit.referrer?.length ?? 0));
-/** hitBytes summed over queued hits. */
-function hitColumnsBytes(hits: HitColumns): number {
-  let text = 0;
-  for (const ua of hits.userAgent) text += ua?.length ?? 0;
-  for (const r of hits.facts.referrer) text += r?.length ?? 0;
-  return HIT_FIXED_BYTES * hits.rows + 2 * text;
-}
+/** The most bytes a queued hit can add (its rows, and its text should every value be new). */
+const HIT_BYTES_AT_MOST = (hit: RawHit): number => 256 + 2 * ((hit.userAgent?.length ?? 0) + (hit.referrer?.length ?? 0) + (hit.ip?.length ?? 0));
 
 /**
  * Events per spool entry at most. A spooled batch is one JSON entry (file line, stream entry);
@@ -97,13 +90,6 @@ function hitColumnsBytes(hits: HitColumns): number {
  */
 const SPOOL_ENTRY_EVENTS = 5000;
 
-/**
- * Hits enriched per event-loop turn: ≈ 0.4 ms when the User-Agents and addresses are known (≈ 1.5
- * µs a hit), so requests waiting on the loop it shares see no stall near the 2 ms p99 budget; a
- * slice of never-seen ones costs more (a User-Agent parse ≈ 16 µs, a geo lookup ≈ 4 µs).
- */
-const ENRICH_HITS_PER_TURN = 256;
-
 class InsertTimeout extends Error {
   constructor(ms: number) {
     super(`analytics insert did not answer within ${ms} ms`);
@@ -111,8 +97,9 @@ class InsertTimeout extends Error {
 }
 
 export class EventWriteBuffer implements HitSink {
-  /** Queued hits, one array per fact: nothing per click is kept but its strings. */
-  private queue: HitColumns = emptyHitColumns();
+  /** The batch hits are queued in; full batches wait in `sealed` for a flush slot. */
+  private queue = new HitBatch();
+  private sealed: HitBatch[] = [];
   private queuedBytes = 0;
   /** Enriched batches neither inserted nor spooled yet (spool failed); retried first. */
   private unsaved: PendingBatch[] = [];
@@ -154,21 +141,23 @@ export class EventWriteBuffer implements HitSink {
   }
 
   push(hit: RawHit): void {
-    const bytes = hitBytes(hit);
-    if (this.closing !== null || this.heldEvents() >= this.maxQueued || this.queuedBytes + bytes > this.maxQueuedBytes) {
+    if (this.closing !== null || this.heldEvents() >= this.maxQueued || this.queuedBytes + HIT_BYTES_AT_MOST(hit) > this.maxQueuedBytes) {
       this.m.droppedEvents++;
       this.dropped[this.closing === null ? 'queue_full' : 'closed']++;
       this.options.onDrop?.();
       return;
     }
-    appendHit(this.queue, hit);
-    this.queuedBytes += bytes;
-    if (this.queue.rows >= this.maxBatch && !this.drainScheduled) {
-      this.drainScheduled = true;
-      setImmediate(() => {
-        this.drainScheduled = false;
-        this.drain(false, false);
-      });
+    this.queuedBytes += this.queue.push(hit);
+    if (this.queue.rows >= this.maxBatch) {
+      this.sealed.push(this.queue);
+      this.queue = new HitBatch();
+      if (!this.drainScheduled) {
+        this.drainScheduled = true;
+        setImmediate(() => {
+          this.drainScheduled = false;
+          this.drain(false, false);
+        });
+      }
     }
   }
 
@@ -190,13 +179,14 @@ export class EventWriteBuffer implements HitSink {
         // A spool that keeps failing would loop forever; give it a bounded number of rounds.
         for (let round = 0; round < 5; round++) {
           await this.flush();
-          if (this.queue.rows === 0 && this.unsaved.length === 0) break;
+          if (this.queue.rows === 0 && this.sealed.length === 0 && this.unsaved.length === 0) break;
           await new Promise((r) => setTimeout(r, 100 * (round + 1)));
         }
-        const lost = this.queue.rows + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
+        const lost = this.queuedRows() + this.unsaved.reduce((n, b) => n + b.batch.rows, 0);
         this.m.droppedEvents += lost;
         this.dropped.unsaved_at_close += lost;
-        this.queue = emptyHitColumns();
+        this.queue = new HitBatch();
+        this.sealed = [];
         this.queuedBytes = 0;
         this.unsaved = [];
         return this.metrics();
@@ -215,8 +205,14 @@ export class EventWriteBuffer implements HitSink {
     };
   }
 
+  private queuedRows(): number {
+    let n = this.queue.rows;
+    for (const b of this.sealed) n += b.rows;
+    return n;
+  }
+
   private heldEvents(): number {
-    return this.queue.rows + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.columns.rows, 0);
+    return this.queuedRows() + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.batch.rows, 0);
   }
 
   /**
@@ -229,17 +225,18 @@ export class EventWriteBuffer implements HitSink {
     while (this.inFlight.size < this.maxConcurrent) {
       const retry = retries.shift();
       if (retry) {
-        this.start(retry.columns.rows, () => this.save(retry));
+        this.start(retry.batch.rows, () => this.save(retry));
         continue;
       }
-      if (this.queue.rows === 0 || (!all && this.queue.rows < this.maxBatch)) break;
-      let hits: HitColumns;
-      if (this.queue.rows <= this.maxBatch) {
+      let hits = this.sealed.shift();
+      if (hits === undefined) {
+        if (!all || this.queue.rows === 0) break;
         hits = this.queue;
-        this.queue = emptyHitColumns();
-      } else hits = takeHits(this.queue, this.maxBatch);
-      this.queuedBytes -= hitColumnsBytes(hits);
-      this.start(hits.rows, () => this.writeHits(hits));
+        this.queue = new HitBatch();
+      }
+      this.queuedBytes -= hits.bytes;
+      const taken = hits;
+      this.start(taken.rows, () => this.writeHits(taken));
     }
     // Retries beyond the concurrency limit wait for the next round.
     if (retries.length > 0) this.unsaved.unshift(...retries);
@@ -252,34 +249,27 @@ export class EventWriteBuffer implements HitSink {
       .finally(() => {
         this.inFlightEvents -= events;
         this.inFlight.delete(p);
-        if (this.queue.rows >= this.maxBatch) this.drain(false, false);
+        if (this.sealed.length > 0) this.drain(false, false);
       });
     this.inFlight.add(p);
   }
 
-  private async writeHits(hits: HitColumns): Promise<void> {
-    const columns = eventColumnsFor(hits);
-    let done = 0;
+  private async writeHits(hits: HitBatch): Promise<void> {
+    const facts = hits.distinctFacts();
+    let enriched: EnrichedValues;
     try {
-      // A large batch is enriched slice by slice, one event-loop turn each, so the process
-      // (the redirector shares it) never stalls for a whole batch.
-      while (done < hits.rows) {
-        if (done > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        const end = Math.min(done + ENRICH_HITS_PER_TURN, hits.rows);
-        await this.options.enricher.enrichRange(hits, done, end, columns);
-        done = end;
-      }
+      enriched = await this.options.enricher.enrichDistinct(facts);
     } catch (err) {
       this.options.onError?.(err, 'enrich');
-      leaveUnenriched(columns, 0, hits.rows); // the raw facts only: nothing is lost
+      enriched = noEnrichment(facts); // the raw facts only: nothing is lost
     }
-    await this.save({ token: randomUUID(), columns });
+    await this.save({ token: randomUUID(), batch: hits.toEventBatch(enriched, ENRICHMENT_SOURCES) });
   }
 
   /** Inserts the batch, or spools it (as records) with the same token, or keeps it for a later retry. */
   private async save(batch: PendingBatch): Promise<void> {
     const started = this.clock();
-    const events = batch.columns.rows;
+    const events = batch.batch.rows;
     if (started >= this.storeDownUntil) {
       try {
         await this.insertWithTimeout(batch);
@@ -297,13 +287,12 @@ export class EventWriteBuffer implements HitSink {
       // A large batch goes to the spool in entries of at most SPOOL_ENTRY_EVENTS, one per turn, so
       // no single JSON entry stalls the loop; each entry's token is derived from the batch's, so
       // spooling the batch again after a failure repeats the same entries (dropped by their tokens).
-      const records = recordsFromColumns(batch.columns);
-      const pieces = Math.ceil(records.length / SPOOL_ENTRY_EVENTS);
+      const pieces = Math.ceil(events / SPOOL_ENTRY_EVENTS);
       for (let i = 0; i < pieces; i++) {
         if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         const entry: SpooledBatch = {
           token: pieces === 1 ? batch.token : `${batch.token}-${i}`,
-          records: pieces === 1 ? records : records.slice(i * SPOOL_ENTRY_EVENTS, (i + 1) * SPOOL_ENTRY_EVENTS),
+          records: recordsFromBatch(batch.batch, i * SPOOL_ENTRY_EVENTS, Math.min(events, (i + 1) * SPOOL_ENTRY_EVENTS)),
         };
         await this.options.spool.append(entry);
       }
@@ -321,7 +310,7 @@ export class EventWriteBuffer implements HitSink {
   private insertWithTimeout(batch: PendingBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new InsertTimeout(this.insertTimeoutMs)), this.insertTimeoutMs);
-      this.options.store.insertColumns(batch.columns, batch.token).then(
+      this.options.store.insertBatch(batch.batch, batch.token).then(
         () => {
           clearTimeout(t);
           resolve();

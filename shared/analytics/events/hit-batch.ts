@@ -1,0 +1,144 @@
+// Invariant: a HitBatch holds queued hits the way the write buffer keeps them: each fact a hit
+// shares with others (its link, type, source, referrer, User-Agent, address) as an index into a
+// dictionary of the batch's distinct values, and its click time as a number, in typed arrays that
+// grow by doubling. push() copies a hit in with one Map lookup per fact and no allocation (but
+// when an array doubles or a value is new), so no object per click outlives its request and each
+// distinct string is kept once (a request's own copy dies young). Enrichment works on the
+// distinct values (distinctFacts), once each; toEventBatch() mints the event ids and hands the
+// arrays over as the batch's columns without copying a row.
+import type { EnrichedFields, HitLink } from './analytics-event.ts';
+import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
+import type { EventBatch, TextColumn } from './event-batch.ts';
+import { ENRICHED_FIELDS, EVENT_FIELDS, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
+import type { RawHit } from './raw-hit.ts';
+
+/** The distinct values of a batch's facts, one list per fact. */
+class Dictionary<T> {
+  readonly values: T[] = [];
+  readonly #ids = new Map<T, number>();
+
+  /** The value's index, adding it when new. */
+  id(value: T): number {
+    const known = this.#ids.get(value);
+    if (known !== undefined) return known;
+    const id = this.values.length;
+    this.values.push(value);
+    this.#ids.set(value, id);
+    return id;
+  }
+}
+
+/** The facts enrichment reads: each distinct value of a batch once. */
+export interface DistinctFacts {
+  readonly userAgent: readonly (string | null)[];
+  readonly address: readonly (string | null)[];
+  readonly referrer: readonly (string | null)[];
+}
+
+/** The fact each enriched field is computed from. */
+export type EnrichmentSource = keyof DistinctFacts;
+
+/** Every enriched field's values, one per distinct value of its source fact (same order). */
+export type EnrichedValues = { readonly [K in EnrichedField]: readonly EnrichedFields[K][] };
+
+/** Bytes a queued hit costs besides its distinct text: its rows in the typed arrays, with slack for doubling. */
+const ROW_BYTES = 64;
+/** Bytes a distinct link costs besides its own (cached) object: its dictionary entries. */
+const LINK_BYTES = 128;
+const INITIAL_ROWS = 256;
+
+export class HitBatch {
+  rows = 0;
+  /** Approximate bytes held: rows plus each distinct string once (two bytes a character). */
+  bytes = 0;
+  readonly #links = new Dictionary<HitLink>();
+  readonly #eventTypes = new Dictionary<string>();
+  readonly #clickSources = new Dictionary<string>();
+  readonly #referrers = new Dictionary<string | null>();
+  readonly #userAgents = new Dictionary<string | null>();
+  readonly #addresses = new Dictionary<string | null>();
+  #link: Uint32Array = new Uint32Array(INITIAL_ROWS);
+  #eventType: Uint32Array = new Uint32Array(INITIAL_ROWS);
+  #clickSource: Uint32Array = new Uint32Array(INITIAL_ROWS);
+  #referrer: Uint32Array = new Uint32Array(INITIAL_ROWS);
+  #userAgent: Uint32Array = new Uint32Array(INITIAL_ROWS);
+  #address: Uint32Array = new Uint32Array(INITIAL_ROWS);
+  #micros: Float64Array = new Float64Array(INITIAL_ROWS);
+
+  /** Copies one hit in; returns the bytes it added to `bytes`. */
+  push(hit: RawHit): number {
+    const row = this.rows;
+    if (row === this.#micros.length) this.#grow();
+    const before = this.bytes;
+    this.#link[row] = this.#idOf(this.#links, hit.link, LINK_BYTES);
+    this.#eventType[row] = this.#eventTypes.id(hit.eventType);
+    this.#clickSource[row] = this.#clickSources.id(hit.clickSource);
+    this.#referrer[row] = this.#textId(this.#referrers, hit.referrer);
+    this.#userAgent[row] = this.#textId(this.#userAgents, hit.userAgent);
+    this.#address[row] = this.#textId(this.#addresses, hit.ip);
+    this.#micros[row] = hit.clickedAtMicros;
+    this.rows = row + 1;
+    this.bytes += ROW_BYTES;
+    return this.bytes - before;
+  }
+
+  distinctFacts(): DistinctFacts {
+    return { userAgent: this.#userAgents.values, address: this.#addresses.values, referrer: this.#referrers.values };
+  }
+
+  /**
+   * The batch's events: every text column a dictionary over the facts' distinct values (link
+   * fields read from the distinct links, enriched fields from `enriched`), event ids minted now.
+   */
+  toEventBatch(enriched: EnrichedValues, sourceOf: Readonly<Record<EnrichedField, EnrichmentSource>>): EventBatch {
+    const rows = this.rows;
+    const links = this.#links.values;
+    const text: Partial<Record<TextField, TextColumn>> = {
+      eventType: { index: this.#eventType, values: this.#eventTypes.values },
+      clickSource: { index: this.#clickSource, values: this.#clickSources.values },
+      referrer: { index: this.#referrer, values: this.#referrers.values },
+    };
+    for (const k of LINK_FIELDS) {
+      const member = EVENT_FIELDS[k].linkKey;
+      text[k] = { index: this.#link, values: links.map((l) => l[member]) };
+    }
+    const indexOf: Readonly<Record<EnrichmentSource, Uint32Array>> = { userAgent: this.#userAgent, address: this.#address, referrer: this.#referrer };
+    for (const k of ENRICHED_FIELDS) text[k] = { index: indexOf[sourceOf[k]], values: enriched[k] };
+    const eventIds = new Uint8Array(rows * EVENT_ID_BYTES);
+    const createdAtMicros = this.#micros.subarray(0, rows);
+    mintEventIds(createdAtMicros, rows, eventIds);
+    return { rows, eventIds, createdAtMicros, text: text as Record<TextField, TextColumn> };
+  }
+
+  #idOf<T>(d: Dictionary<T>, value: T, bytes: number): number {
+    const n = d.values.length;
+    const id = d.id(value);
+    if (id === n) this.bytes += bytes;
+    return id;
+  }
+
+  #textId(d: Dictionary<string | null>, value: string | null): number {
+    const n = d.values.length;
+    const id = d.id(value);
+    if (id === n && value !== null) this.bytes += 2 * value.length;
+    return id;
+  }
+
+  #grow(): void {
+    const size = 2 * this.#micros.length;
+    const grown = (a: Uint32Array): Uint32Array => {
+      const b = new Uint32Array(size);
+      b.set(a);
+      return b;
+    };
+    this.#link = grown(this.#link);
+    this.#eventType = grown(this.#eventType);
+    this.#clickSource = grown(this.#clickSource);
+    this.#referrer = grown(this.#referrer);
+    this.#userAgent = grown(this.#userAgent);
+    this.#address = grown(this.#address);
+    const micros = new Float64Array(size);
+    micros.set(this.#micros);
+    this.#micros = micros;
+  }
+}
