@@ -12,6 +12,7 @@
 import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { clientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
+import { canonicalUserAgent } from './crawler-detection.ts';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
@@ -201,7 +202,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       host: hostOf(host),
       qr: queryHasQr(req.getQuery() ?? ''),
       accept,
-      userAgent: cutHeader(userAgent, MAX_USER_AGENT_LENGTH),
+      userAgent: canonicalUserAgent(cutHeader(userAgent, MAX_USER_AGENT_LENGTH)),
       referrer: referrer === '' ? null : cutHeader(referrer, MAX_REFERRER_LENGTH),
       secFetchDest: cutHeader(secFetchDest, MAX_FETCH_METADATA_LENGTH),
       secFetchMode: cutHeader(secFetchMode, MAX_FETCH_METADATA_LENGTH),

@@ -9,7 +9,7 @@
 import type { EnrichedFields, HitLink } from './analytics-event.ts';
 import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
 import type { EventBatch, TextColumn } from './event-batch.ts';
-import { ENRICHED_FIELDS, EVENT_FIELDS, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
+import { CLICK_SOURCES, ENRICHED_FIELDS, EVENT_FIELDS, EVENT_TYPES, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
 import type { RawHit } from './raw-hit.ts';
 
 /** The distinct values of a batch's facts, one list per fact. */
@@ -52,8 +52,6 @@ export class HitBatch {
   /** Approximate bytes held: rows plus each distinct string once (two bytes a character). */
   bytes = 0;
   readonly #links = new Dictionary<HitLink>();
-  readonly #eventTypes = new Dictionary<string>();
-  readonly #clickSources = new Dictionary<string>();
   readonly #referrers = new Dictionary<string | null>();
   readonly #userAgents = new Dictionary<string | null>();
   readonly #addresses = new Dictionary<string | null>();
@@ -71,8 +69,9 @@ export class HitBatch {
     if (row === this.#micros.length) this.#grow();
     const before = this.bytes;
     this.#link[row] = this.#idOf(this.#links, hit.link, LINK_BYTES);
-    this.#eventType[row] = this.#eventTypes.id(hit.eventType);
-    this.#clickSource[row] = this.#clickSources.id(hit.clickSource);
+    // The enums are their own dictionaries: an index, no lookup.
+    this.#eventType[row] = EVENT_TYPES.indexOf(hit.eventType);
+    this.#clickSource[row] = CLICK_SOURCES.indexOf(hit.clickSource);
     this.#referrer[row] = this.#textId(this.#referrers, hit.referrer);
     this.#userAgent[row] = this.#textId(this.#userAgents, hit.userAgent);
     this.#address[row] = this.#textId(this.#addresses, hit.ip);
@@ -94,8 +93,8 @@ export class HitBatch {
     const rows = this.rows;
     const links = this.#links.values;
     const text: Partial<Record<TextField, TextColumn>> = {
-      eventType: { index: this.#eventType, values: this.#eventTypes.values },
-      clickSource: { index: this.#clickSource, values: this.#clickSources.values },
+      eventType: { index: this.#eventType, values: EVENT_TYPES },
+      clickSource: { index: this.#clickSource, values: CLICK_SOURCES },
       referrer: { index: this.#referrer, values: this.#referrers.values },
     };
     for (const k of LINK_FIELDS) {

@@ -20,7 +20,7 @@
 // midnight after to) in the organisation's time zone.
 import type { EventRecord } from '../events/analytics-event.ts';
 import { batchFromRecords, type EventBatch } from '../events/event-batch.ts';
-import { encodeEventBlock } from '../clickhouse/event-native-block.ts';
+import { encodeEventBlockByColumn } from '../clickhouse/event-native-block.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
@@ -43,8 +43,8 @@ import { exportText } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { formatMicros } from '../../time/instant.ts';
 
-/** Rows encoded per event-loop turn (one Native block each; ≈ 0.3 ms at ≈ 0.07 µs a row). */
-const ENCODE_ROWS_PER_TURN = 4096;
+
+const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Production default: a row becomes visible to sync this long after its ingestion stamp. */
 export const DEFAULT_SYNC_SETTLE_MILLIS = 2000;
@@ -91,17 +91,13 @@ export class AnalyticsStore {
   }
 
   /**
-   * Inserts the batch as one insert of Native blocks of at most ENCODE_ROWS_PER_TURN rows, each
-   * encoded in its own event-loop turn (the redirector may share the loop).
+   * Inserts the batch as one Native block (each distinct value written once per column), encoded
+   * a column per event-loop turn (the redirector may share the loop).
    */
   async insertBatch(batch: EventBatch, dedupToken: string): Promise<void> {
     if (batch.rows === 0) return;
-    const blocks: Buffer[] = [];
-    for (let start = 0; start < batch.rows; start += ENCODE_ROWS_PER_TURN) {
-      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      blocks.push(encodeEventBlock(batch, start, start + ENCODE_ROWS_PER_TURN));
-    }
-    await this.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, blocks.length === 1 ? (blocks[0] as Buffer) : Buffer.concat(blocks), insertSettings(dedupToken));
+    const block = await encodeEventBlockByColumn(batch, nextTurn);
+    await this.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, insertSettings(dedupToken));
   }
 
   async browse(orgId: string, timeZone: string, req: BrowseRequest): Promise<EventPage> {
