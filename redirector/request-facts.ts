@@ -1,5 +1,7 @@
-// Invariant: RequestFacts are plain strings copied out of the request before any await; nothing
-// here refers to uWS objects, so the decision can be computed (and tested) without a server.
+// Invariant: RequestFacts are plain strings copied out of the request before any await (the
+// client address may be read when first asked for, while the response is open: it cannot change
+// during a connection); nothing here refers to uWS objects, so the decision can be computed (and
+// tested) without a server.
 // The click source is a function of these facts alone, following DECISIONS.md § Redirect.
 import type { ClickSource } from '../shared/analytics/events/event-schema.ts';
 import { negotiate } from './content-negotiation.ts';
@@ -16,7 +18,7 @@ export interface RequestFacts {
   secFetchDest: string;
   secFetchMode: string;
   /** Client address: the peer, or the nearest X-Forwarded-For entry that is not a trusted proxy (TRUST_PROXY). */
-  ip: string | null;
+  readonly ip: string | null;
 }
 
 const EMBED_DESTINATIONS = new Set(['iframe', 'embed', 'object']);
