@@ -1,12 +1,17 @@
 -- Cycles through the request paths listed (one per line) in the file given after `--`, as
 -- realistic traffic behind one trusted proxy: each request carries an X-Forwarded-For address
 -- from 10,000 distinct public IPv4 addresses and a User-Agent from 500 distinct browser strings
--- (browsers x versions x operating systems), both chosen deterministically. Prints one JSON line
--- with the round's summary (latencies in microseconds), like wrk-paths.lua.
-local paths = {}
-local addresses = {}
-local agents = {}
-local i = 0
+-- (browsers x versions x operating systems), both chosen deterministically. Every request is
+-- formatted once, in init (at least 10,000 of them, so every address is used), so a request costs
+-- wrk one table read. WRK_DELAY_MS gives a fixed offered load, as in wrk-paths.lua. Prints one
+-- JSON line with the round's summary (latencies in microseconds).
+local requests = {}
+local n, i = 0, 0
+
+local delay_ms = tonumber(os.getenv("WRK_DELAY_MS") or "")
+if delay_ms then
+  delay = function() return delay_ms end
+end
 
 local browsers = {
   function(v, os) return "Mozilla/5.0 (" .. os .. ") AppleWebKit/537.36 (KHTML, like Gecko) Chrome/" .. v .. ".0.0.0 Safari/537.36" end,
@@ -22,6 +27,7 @@ local systems = {
 }
 
 init = function(args)
+  local paths, addresses, agents = {}, {}, {}
   for line in io.lines(args[1]) do
     if line ~= "" then paths[#paths + 1] = line end
   end
@@ -42,16 +48,20 @@ init = function(args)
       end
     end
   end
+  local count = math.max(#paths, #addresses)
+  for k = 1, count do
+    requests[k] = wrk.format("GET", paths[(k - 1) % #paths + 1], {
+      ["X-Forwarded-For"] = addresses[(k * 7919 - 1) % #addresses + 1],
+      ["User-Agent"] = agents[(k * 104729 - 1) % #agents + 1],
+    })
+  end
+  n = #requests
 end
 
 request = function()
   i = i + 1
-  local path = paths[(i - 1) % #paths + 1]
-  local headers = {
-    ["X-Forwarded-For"] = addresses[(i * 7919 - 1) % #addresses + 1],
-    ["User-Agent"] = agents[(i * 104729 - 1) % #agents + 1],
-  }
-  return wrk.format("GET", path, headers)
+  if i > n then i = 1 end
+  return requests[i]
 end
 
 done = function(summary, latency, requests)
