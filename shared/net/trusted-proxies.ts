@@ -5,6 +5,7 @@
 // one is trusted it is the leftmost. The leftmost entry is never believed on its own: a client
 // can write anything there. An entry that is not an IP address ends the walk with no address.
 import { BlockList, isIP } from 'node:net';
+import { ipv4Value } from './ipv4.ts';
 
 export type TrustProxy = { readonly kind: 'hops'; readonly hops: number } | { readonly kind: 'cidrs'; readonly cidrs: readonly string[] };
 
@@ -107,8 +108,19 @@ export function clientAddressChooser(t: TrustProxy): ClientAddressChooser {
     };
   }
   const readsForwardedFor = t.kind === 'cidrs' ? t.cidrs.length > 0 : t.hops > 0;
+  const oneHop = t.kind === 'hops' && t.hops === 1;
   function chooseReading<S>(source: S, readPeer: (source: S) => string | null, forwardedFor: string): string | null {
     const byPosition = t.kind === 'hops' && readsForwardedFor && forwardedFor !== '';
+    if (oneHop && byPosition) {
+      // The common case (one proxy): the client is the rightmost entry. A dotted-quad IPv4 there
+      // is read without splitting the header; anything else takes the general walk below.
+      const from = forwardedFor.lastIndexOf(',') + 1;
+      let start = from;
+      let end = forwardedFor.length;
+      while (start < end && forwardedFor.charCodeAt(start) === 32) start++;
+      while (end > start && forwardedFor.charCodeAt(end - 1) === 32) end--;
+      if (ipv4Value(forwardedFor, start, end) >= 0) return start === 0 && end === forwardedFor.length ? forwardedFor : forwardedFor.slice(start, end);
+    }
     const peer = byPosition ? '' : readPeer(source);
     if (!byPosition && (!readsForwardedFor || peer === null || forwardedFor === '' || !trusted(peer, 0))) return peer;
     const entries = forwardedFor.split(',');

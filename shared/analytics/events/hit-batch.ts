@@ -10,6 +10,7 @@ import type { EnrichedFields, HitLink } from './analytics-event.ts';
 import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
 import type { EventBatch, TextColumn } from './event-batch.ts';
 import { CLICK_SOURCES, ENRICHED_FIELDS, EVENT_FIELDS, EVENT_TYPES, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
+import { ipv4Value, Ipv4Ids } from '../../net/ipv4.ts';
 import type { RawHit } from './raw-hit.ts';
 
 /** The distinct values of a batch's facts, one list per fact. */
@@ -54,7 +55,9 @@ export class HitBatch {
   readonly #links = new Dictionary<HitLink>();
   readonly #referrers = new Dictionary<string | null>();
   readonly #userAgents = new Dictionary<string | null>();
+  /** Client addresses: IPv4 ones keyed by value (no string hashing), others (IPv6, none) by text. */
   readonly #addresses = new Dictionary<string | null>();
+  readonly #ipv4 = new Ipv4Ids();
   #link: Uint32Array = new Uint32Array(INITIAL_ROWS);
   #eventType: Uint32Array = new Uint32Array(INITIAL_ROWS);
   #clickSource: Uint32Array = new Uint32Array(INITIAL_ROWS);
@@ -74,7 +77,7 @@ export class HitBatch {
     this.#clickSource[row] = CLICK_SOURCES.indexOf(hit.clickSource);
     this.#referrer[row] = this.#textId(this.#referrers, hit.referrer);
     this.#userAgent[row] = this.#textId(this.#userAgents, hit.userAgent);
-    this.#address[row] = this.#textId(this.#addresses, hit.ip);
+    this.#address[row] = this.#addressId(hit.ip);
     this.#micros[row] = hit.clickedAtMicros;
     this.rows = row + 1;
     this.bytes += ROW_BYTES;
@@ -120,6 +123,18 @@ export class HitBatch {
     const n = d.values.length;
     const id = d.id(value);
     if (id === n && value !== null) this.bytes += 2 * value.length;
+    return id;
+  }
+
+  #addressId(ip: string | null): number {
+    const v4 = ip === null ? -1 : ipv4Value(ip);
+    if (v4 < 0) return this.#textId(this.#addresses, ip);
+    const values = this.#addresses.values;
+    const id = this.#ipv4.idOf(v4, values.length);
+    if (id === values.length) {
+      values.push(ip);
+      this.bytes += 2 * (ip as string).length;
+    }
     return id;
   }
 
