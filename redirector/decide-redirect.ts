@@ -121,11 +121,10 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   }
 
   const record = facts.method === 'GET';
-  const shortUrl = smartLinkOf(input.hostDomain?.host ?? null, input.shortLinkBase, link.shortCode);
   const destination = link.safeDestination;
 
   if (isPreviewCrawler(facts.userAgent)) {
-    const page = crawlerPage(link.effectivePreviewMetadata, shortUrl, destination ?? shortUrl);
+    const page = crawlerPage(link.effectivePreviewMetadata, shortUrlOf(input, link), destination ?? shortUrlOf(input, link));
     return htmlAnswer(page, 'preview', record ? { eventType: 'METADATA_PREVIEW', clickSource: clickSourceOf(facts) } : null);
   }
 
@@ -156,9 +155,14 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   // sent: the Location is always the normalised `new URL(u).href` (safe-url.ts).
   if (destination === null) return errorAnswer(linkNotFound(link.shortCode), 'not_found', link.shortCode, facts);
   if (link.cloakEnabled && link.preview?.frameRefused !== true) {
-    return htmlAnswer(cloakPage(destination, link.effectivePreviewMetadata, shortUrl), 'cloak', hit);
+    return htmlAnswer(cloakPage(destination, link.effectivePreviewMetadata, shortUrlOf(input, link)), 'cloak', hit);
   }
   return redirectAnswer(destination, 'redirect', hit);
+}
+
+/** The link as the visitor asked for it, on the host they asked (only pages show it: a plain redirect never builds it). */
+function shortUrlOf(input: DecisionInput, link: Link): string {
+  return smartLinkOf(input.hostDomain?.host ?? null, input.shortLinkBase, link.shortCode);
 }
 
 /** The entry whose registered app serves the visitor's platform (WEB serves non-mobile devices). */

@@ -46,6 +46,11 @@ export class TieredCache<V extends object> {
   readonly #o: TieredCacheOptions<V>;
   readonly #lru: LRUCache<string, Slot<V>> | null;
   readonly #inflight = new Map<string, Promise<V | null>>();
+  /**
+   * Passed to every LRU get: lru-cache otherwise allocates an options object per call (and adds a
+   * property to it), which the redirect path pays on every request, twice.
+   */
+  readonly #getOptions: LRUCache.GetOptions<string, Slot<V>, unknown> = {};
 
   constructor(options: TieredCacheOptions<V>) {
     this.#o = options;
@@ -79,7 +84,7 @@ export class TieredCache<V extends object> {
   /** A fresh LRU answer without I/O: the record, null for a cached absence, undefined if unknown. */
   peek(id: string): V | null | undefined {
     if (this.#lru === null) return undefined;
-    const v = this.#lru.get(id);
+    const v = this.#lru.get(id, this.#getOptions);
     if (v === undefined) return undefined;
     this.#o.hits.lru++;
     return v === ABSENT ? null : (v as V);

@@ -37,38 +37,46 @@ export class NativeBlockWriter {
 
   /**
    * A LowCardinality(String) or LowCardinality(Nullable(String)) column from a dictionary column:
-   * each distinct value its rows use is written once (looked up once per distinct index, not per
-   * row), each row as an index into those keys.
+   * each distinct value is written once (looked up once per dictionary entry, not per row), each
+   * row as an index into those keys. When the dictionary is no larger than twice the block (a
+   * batch's own dictionaries always are), every entry is keyed first and the rows are written in
+   * one pass; otherwise (a slice of a large dictionary) only the entries the block's rows use.
    */
   lowCardinalityStringColumn(name: string, column: TextColumn, nullable: boolean): void {
     const { index, values } = column;
     const keys: string[] = nullable ? ['', ''] : [''];
-    const emptyKey = nullable ? 1 : 0;
     const keyOfText = new Map<string, number>();
-    /** The key of each dictionary index this block uses, plus one (0: not looked up yet). */
+    /** The key of each dictionary entry, plus one (0: not keyed yet). */
     const keyOf = new Uint32Array(values.length);
-    const rowKeys = new Uint32Array(this.rows);
-    for (let i = 0; i < this.rows; i++) {
-      const d = index[this.start + i] as number;
-      let k = keyOf[d] as number;
-      if (k === 0) {
-        const v = values[d];
-        if (v == null) {
-          if (!nullable) throw new TypeError(`column ${name}: row ${i} is not a string`);
-          k = 1;
-        } else if (v === '') k = emptyKey + 1;
-        else {
-          let known = keyOfText.get(v);
-          if (known === undefined) {
-            known = keys.length;
-            keys.push(v);
-            keyOfText.set(v, known);
-          }
-          k = known + 1;
-        }
-        keyOf[d] = k;
+    const keyFor = (v: string | null | undefined): number => {
+      if (v == null) return 1;
+      if (v === '') return nullable ? 2 : 1;
+      let known = keyOfText.get(v);
+      if (known === undefined) {
+        known = keys.length;
+        keys.push(v);
+        keyOfText.set(v, known);
       }
-      rowKeys[i] = k - 1;
+      return known + 1;
+    };
+    const refuseNull = (row: number): never => {
+      throw new TypeError(`column ${name}: row ${row} is not a string`);
+    };
+    let rowKeys: Uint32Array | null = null;
+    if (values.length <= 2 * this.rows && (nullable || !values.includes(null))) {
+      for (let d = 0; d < values.length; d++) keyOf[d] = keyFor(values[d]);
+    } else {
+      rowKeys = new Uint32Array(this.rows);
+      for (let i = 0; i < this.rows; i++) {
+        const d = index[this.start + i] as number;
+        let k = keyOf[d] as number;
+        if (k === 0) {
+          const v = values[d];
+          if (v == null && !nullable) refuseNull(i);
+          keyOf[d] = k = keyFor(v);
+        }
+        rowKeys[i] = k;
+      }
     }
     this.header(name, nullable ? 'LowCardinality(Nullable(String))' : 'LowCardinality(String)');
     const width = keys.length <= 0x100 ? 0 : keys.length <= 0x10000 ? 1 : 2;
@@ -80,21 +88,24 @@ export class NativeBlockWriter {
     const bytes = 1 << width;
     this.ensure(bytes * this.rows);
     const b = this.buf;
-    let p = this.pos;
-    if (width === 0) for (let i = 0; i < this.rows; i++) b[p++] = rowKeys[i] as number;
-    else {
-      for (let i = 0; i < this.rows; i++) {
-        const k = rowKeys[i] as number;
-        b[p] = k & 0xff;
-        b[p + 1] = (k >>> 8) & 0xff;
+    const p = this.pos;
+    const start = this.start;
+    const n = this.rows;
+    if (rowKeys === null && width === 0) {
+      for (let i = 0; i < n; i++) b[p + i] = (keyOf[index[start + i] as number] as number) - 1;
+    } else {
+      for (let i = 0; i < n; i++) {
+        const k = (rowKeys === null ? (keyOf[index[start + i] as number] as number) : (rowKeys[i] as number)) - 1;
+        const at = p + i * bytes;
+        b[at] = k & 0xff;
+        if (width >= 1) b[at + 1] = (k >>> 8) & 0xff;
         if (width === 2) {
-          b[p + 2] = (k >>> 16) & 0xff;
-          b[p + 3] = (k >>> 24) & 0xff;
+          b[at + 2] = (k >>> 16) & 0xff;
+          b[at + 3] = (k >>> 24) & 0xff;
         }
-        p += bytes;
       }
     }
-    this.pos = p;
+    this.pos = p + bytes * n;
   }
 
   /** A UUID column from 16 bytes a row in RFC 9562 byte order. */
