@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS analytics_events_local ON CLUSTER events (
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/analytics_events', '{replica}', keep_rank)
 PARTITION BY toYYYYMM(created_at)
 ORDER BY (org_id, created_at, event_id)
-SETTINGS replicated_deduplication_window = 100000;
+SETTINGS replicated_deduplication_window = 100000, merge_selector_base = 10;
 
 -- Sharded by organisation: every read of the API is one organisation's, so it touches one shard,
 -- and every copy of an event (retries, backfill) lands on the same shard, where FINAL collapses it.

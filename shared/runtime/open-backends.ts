@@ -188,6 +188,9 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
 
   const openAnalytics = async (): Promise<AnalyticsBackends> => {
     const storeOptions = { syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS };
+    const reportTuning = (r: { tuned: boolean; error?: unknown }): void => {
+      if (!r.tuned) log(`the events table keeps the server's default merge settings (${r.error instanceof Error ? r.error.message.split('\n')[0] : String(r.error)})`);
+    };
     let store: AnalyticsStore;
     if (config.CLICKHOUSE_URL) {
       // A ClickHouse server that is down at start must not stop the process (redirects go on,
@@ -196,8 +199,9 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       const http = new AnalyticsStore(new HttpClickHouseTransport({ url: config.CLICKHOUSE_URL }), storeOptions);
       const ensure = (): void => {
         http.ensureSchema().then(
-          () => {
+          (r) => {
             schemaRetry = null;
+            reportTuning(r);
           },
           (err: unknown) => {
             log(`ClickHouse schema not ensured yet (${err instanceof Error ? err.message : String(err)}); retrying in ${SCHEMA_RETRY_MS / 1000} s`);
@@ -207,7 +211,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         );
       };
       try {
-        await (options.requireAnalyticsAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema());
+        reportTuning(await (options.requireAnalyticsAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema()));
       } catch (err) {
         if (options.requireAnalyticsAtStart) {
           await http.close();
@@ -220,7 +224,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       assertEmbeddedPackages(['chdb']);
       const { ChdbTransport } = await import('../analytics/clickhouse/chdb-transport.ts');
       store = new AnalyticsStore(new ChdbTransport(join(config.DATA_DIR, 'analytics')), storeOptions);
-      await store.ensureSchema();
+      reportTuning(await store.ensureSchema());
     }
     try {
       if (!redis) return { store, spool: await FileSpool.open(join(config.DATA_DIR, 'analytics-spool')), sharedSpool: null };

@@ -15,6 +15,12 @@
 //   FIRST-ingested copy of an event: a late duplicate can never reappear after a sync consumer's
 //   position (WHERE is applied after FINAL; the filter on ingested_at is not a sort-key column).
 // - PARTITION BY month of created_at: copies of one event always share a partition.
+// - merge_selector_base = 10 (ClickHouse's default is 5): background merges wait for about ten
+//   parts of a size before merging them, so a row is rewritten fewer times on its way to a large
+//   part. Measured on chDB with 4M clicks in 50,000-event inserts: 4.96 µs of engine CPU per event
+//   (insert plus merges) at 5, 3.43 at 10 (2 active parts once settled), 2.71 at 20 (17 parts
+//   left: reads with FINAL would pay for them). Applied by ALTER after the CREATE, so a server
+//   without this setting still gets its table (and keeps its own default).
 import { EVENT_FIELD_NAMES, EVENT_FIELDS } from '../events/event-schema.ts';
 
 export const EVENTS_TABLE = 'analytics_events';
@@ -39,6 +45,9 @@ const BODY = [
 const LAYOUT = `PARTITION BY toYYYYMM(${col('createdAt')})
 ORDER BY (${col('orgId')}, ${col('createdAt')}, ${col('eventId')})`;
 
+/** MergeTree settings tuned for the click stream (see above); set by ALTER, where the server has them. */
+export const MERGE_SETTINGS: Readonly<Record<string, number>> = { merge_selector_base: 10 };
+
 /** The single-node table the service creates when it is missing. */
 export const CREATE_EVENTS_TABLE = `
 CREATE TABLE IF NOT EXISTS ${EVENTS_TABLE} (
@@ -47,6 +56,11 @@ ${BODY}
 ENGINE = ReplacingMergeTree(keep_rank)
 ${LAYOUT}
 SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
+
+/** Applies MERGE_SETTINGS to the events table (new or existing). */
+export const TUNE_EVENTS_TABLE = `ALTER TABLE ${EVENTS_TABLE} MODIFY SETTING ${Object.entries(MERGE_SETTINGS)
+  .map(([k, v]) => `${k} = ${v}`)
+  .join(', ')}`;
 
 /** deploy/clickhouse-cluster.sql: replicated local tables sharded by organisation behind a Distributed table. */
 export function clusterDdl(): string {
@@ -62,7 +76,9 @@ ${BODY}
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/${EVENTS_TABLE}', '{replica}', keep_rank)
 ${LAYOUT}
-SETTINGS replicated_deduplication_window = ${DEDUPLICATION_WINDOW};
+SETTINGS replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, ${Object.entries(MERGE_SETTINGS)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join(', ')};
 
 -- Sharded by organisation: every read of the API is one organisation's, so it touches one shard,
 -- and every copy of an event (retries, backfill) lands on the same shard, where FINAL collapses it.

@@ -10,7 +10,7 @@ import { neutraliseFormula } from '../reads/csv-formula-guard.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { AnalyticsStore } from './analytics-store.ts';
-import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport } from '../clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -86,6 +86,12 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
 
     afterAll(async () => {
       await store?.close();
+    });
+
+    it('creates the events table with its merge settings, idempotently', async () => {
+      expect(await store.ensureSchema()).toEqual({ tuned: true });
+      const [table] = await transport.queryRows<{ engine_full: string }>(`SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = {name:String}`, { name: EVENTS_TABLE });
+      for (const [k, v] of Object.entries(MERGE_SETTINGS)) expect(table?.engine_full).toContain(`${k} = ${v}`);
     });
 
     async function syncAll(orgId: string, since: string, afterEventId: string | null, limit: number): Promise<{ events: AnalyticsEvent[]; last: EventPage }> {

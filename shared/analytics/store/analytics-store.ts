@@ -37,7 +37,7 @@ import {
   syncSql,
   type StoredEventRow,
 } from '../clickhouse/clickhouse-sql.ts';
-import { CREATE_EVENTS_TABLE, EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import { CREATE_EVENTS_TABLE, EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-transport.ts';
 import { exportText } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
@@ -78,8 +78,18 @@ export class AnalyticsStore {
     this.syncSettleMillis = options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS;
   }
 
-  async ensureSchema(): Promise<void> {
+  /**
+   * Creates the events table when it is missing and applies its merge settings; a server that
+   * does not know a setting keeps its default (the error is returned for the caller to log).
+   */
+  async ensureSchema(): Promise<{ tuned: boolean; error?: unknown }> {
     await this.transport.exec(CREATE_EVENTS_TABLE);
+    try {
+      await this.transport.exec(TUNE_EVENTS_TABLE);
+      return { tuned: true };
+    } catch (error) {
+      return { tuned: false, error };
+    }
   }
 
   /**
