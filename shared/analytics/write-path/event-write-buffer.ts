@@ -103,6 +103,9 @@ export class EventWriteBuffer implements HitSink {
   private queuedBytes = 0;
   /** Enriched batches neither inserted nor spooled yet (spool failed); retried first. */
   private unsaved: PendingBatch[] = [];
+  /** Rows in `sealed` and in `unsaved`, kept as counts so push() checks the bound in O(1). */
+  private sealedRows = 0;
+  private unsavedRows = 0;
   private inFlight = new Set<Promise<void>>();
   private inFlightEvents = 0;
   private timer: NodeJS.Timeout | null;
@@ -150,6 +153,7 @@ export class EventWriteBuffer implements HitSink {
     this.queuedBytes += this.queue.push(hit);
     if (this.queue.rows >= this.maxBatch) {
       this.sealed.push(this.queue);
+      this.sealedRows += this.queue.rows;
       this.queue = new HitBatch();
       if (!this.drainScheduled) {
         this.drainScheduled = true;
@@ -182,13 +186,15 @@ export class EventWriteBuffer implements HitSink {
           if (this.queue.rows === 0 && this.sealed.length === 0 && this.unsaved.length === 0) break;
           await new Promise((r) => setTimeout(r, 100 * (round + 1)));
         }
-        const lost = this.queuedRows() + this.unsaved.reduce((n, b) => n + b.batch.rows, 0);
+        const lost = this.queue.rows + this.sealedRows + this.unsavedRows;
         this.m.droppedEvents += lost;
         this.dropped.unsaved_at_close += lost;
         this.queue = new HitBatch();
         this.sealed = [];
+        this.sealedRows = 0;
         this.queuedBytes = 0;
         this.unsaved = [];
+        this.unsavedRows = 0;
         return this.metrics();
       })();
     }
@@ -205,14 +211,8 @@ export class EventWriteBuffer implements HitSink {
     };
   }
 
-  private queuedRows(): number {
-    let n = this.queue.rows;
-    for (const b of this.sealed) n += b.rows;
-    return n;
-  }
-
   private heldEvents(): number {
-    return this.queuedRows() + this.inFlightEvents + this.unsaved.reduce((n, b) => n + b.batch.rows, 0);
+    return this.queue.rows + this.sealedRows + this.inFlightEvents + this.unsavedRows;
   }
 
   /**
@@ -222,6 +222,7 @@ export class EventWriteBuffer implements HitSink {
    */
   private drain(all: boolean, retryUnsaved: boolean): void {
     const retries = retryUnsaved ? this.unsaved.splice(0) : [];
+    for (const r of retries) this.unsavedRows -= r.batch.rows;
     while (this.inFlight.size < this.maxConcurrent) {
       const retry = retries.shift();
       if (retry) {
@@ -229,7 +230,8 @@ export class EventWriteBuffer implements HitSink {
         continue;
       }
       let hits = this.sealed.shift();
-      if (hits === undefined) {
+      if (hits !== undefined) this.sealedRows -= hits.rows;
+      else {
         if (!all || this.queue.rows === 0) break;
         hits = this.queue;
         this.queue = new HitBatch();
@@ -239,7 +241,10 @@ export class EventWriteBuffer implements HitSink {
       this.start(taken.rows, () => this.writeHits(taken));
     }
     // Retries beyond the concurrency limit wait for the next round.
-    if (retries.length > 0) this.unsaved.unshift(...retries);
+    if (retries.length > 0) {
+      this.unsaved.unshift(...retries);
+      for (const r of retries) this.unsavedRows += r.batch.rows;
+    }
   }
 
   private start(events: number, work: () => Promise<void>): void {
@@ -304,6 +309,7 @@ export class EventWriteBuffer implements HitSink {
       this.m.failedSpoolWrites++;
       this.options.onError?.(err, 'spool');
       this.unsaved.push(batch);
+      this.unsavedRows += batch.batch.rows;
     }
   }
 
