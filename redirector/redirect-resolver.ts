@@ -19,7 +19,7 @@ import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
 import type { Sql } from '../shared/db/database.ts';
 import { DomainDirectory } from '../shared/domains/domain-directory.ts';
 import { findActiveDomainByHost, listActiveDomains, type Domain } from '../shared/domains/domain-repository.ts';
-import { buildLink, linkSize, type Link } from '../shared/links/link.ts';
+import { linkSize, reviveLink, type Link } from '../shared/links/link.ts';
 import { findLinksByCodes } from '../shared/links/link-repository.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
 import { findOrganizationsByIds } from '../shared/orgs/org-repository.ts';
@@ -109,8 +109,8 @@ export class RedirectResolver {
         lruMaxBytes: o.linkCacheMaxBytes,
         sizeOf: (v) => linkSize(v as Link),
         load: (code) => links.load(code),
-        // Rebuilt field by field, so cached links share one shape whichever tier they came from.
-        revive: (json) => buildLink(asIs<Link>(json)),
+        // Copied field by field, so cached links share one shape whichever tier they came from.
+        revive: (json) => reviveLink(asIs<Link>(json)),
       }),
       org: new TieredCache<Entity>({ ...small, kind: 'org', hits: o.hits('org'), load: (id) => orgs.load(id) }),
       app: new TieredCache<Entity>({ ...small, kind: 'app', hits: o.hits('app'), load: (id) => apps.load(id) }),

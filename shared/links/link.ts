@@ -77,13 +77,31 @@ export const linkSchema = storedLinkSchema.extend({
 });
 export type Link = z.infer<typeof linkSchema>;
 
+/** The values a Link derives from its stored members. */
+type Derived = Pick<Link, 'destination' | 'safeDestination' | 'effectivePreviewMetadata'>;
+
 /**
  * The Link of stored members, derived values added. Built field by field, never by spreading:
  * V8 gives every object cloned by spread its own map, which turns each property read on the
- * redirect path into a megamorphic lookup. Also revives a Link read back from a cache tier.
+ * redirect path into a megamorphic lookup.
  */
 export function buildLink(s: StoredLink): Link {
   const destination = applyUtm(s.url, s);
+  return assemble(s, { destination, safeDestination: safeWebUrl(destination), effectivePreviewMetadata: effectivePreviewMetadata(s, s.preview) });
+}
+
+/**
+ * A Link read back from a cache tier this code wrote (the JSON of a built Link), with its derived
+ * values as they were computed when it was built (a cache epoch never outlives the code that
+ * wrote it): no URL is parsed again. Only an entry without them is built again.
+ */
+export function reviveLink(json: Link): Link {
+  if (typeof json.destination !== 'string' || json.safeDestination === undefined || json.effectivePreviewMetadata == null) return buildLink(json);
+  return assemble(json, json);
+}
+
+/** One shape for every Link, whichever way it was made: stored members, then derived ones, in this order. */
+function assemble(s: StoredLink, d: Derived): Link {
   return {
     id: s.id,
     orgId: s.orgId,
@@ -109,9 +127,9 @@ export function buildLink(s: StoredLink): Link {
     updatedBy: s.updatedBy,
     createdVia: s.createdVia,
     lastModifiedVia: s.lastModifiedVia,
-    destination,
-    safeDestination: safeWebUrl(destination),
-    effectivePreviewMetadata: effectivePreviewMetadata(s, s.preview),
+    destination: d.destination,
+    safeDestination: d.safeDestination,
+    effectivePreviewMetadata: d.effectivePreviewMetadata,
   };
 }
 
