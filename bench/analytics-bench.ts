@@ -827,8 +827,10 @@ async function benchExport(ctx: Ctx, data: Dataset): Promise<ExportResult> {
     let lines = 0;
     let bytes = 0;
     for await (const chunk of ctx.store.exportEvents(org, 'UTC', { mode: 'export', from, to, format, filters: NO_FILTERS })) {
-      bytes += Buffer.byteLength(chunk);
-      for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) lines++;
+      // The bytes as a client receives them (the raw rows above are not even counted by line).
+      bytes += chunk.byteLength;
+      const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) lines++;
     }
     return { rows: format === 'csv' ? lines - 1 : lines, bytes };
   };

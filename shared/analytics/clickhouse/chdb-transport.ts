@@ -77,10 +77,10 @@ export class ChdbTransport implements ClickHouseTransport {
     }
   }
 
-  async *streamText(sql: string, params: QueryParams, format: string): AsyncIterable<string> {
-    // A chunk holds whole rows, so a multi-byte character is never cut.
+  async *streamBytes(sql: string, params: QueryParams, format: string): AsyncIterable<Uint8Array> {
+    // A chunk holds whole rows; its bytes are the engine's own (a Buffer this chunk owns).
     for await (const chunk of this.streamChunks(sql, params, format)) {
-      if (chunk.numBytes > 0) yield chunk.text();
+      if (chunk.numBytes > 0) yield chunk.raw();
     }
   }
 

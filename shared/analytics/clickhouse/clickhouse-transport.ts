@@ -1,7 +1,7 @@
 // Invariant: the analytics store talks to ClickHouse only through this port, so the same SQL
 // (clickhouse-sql.ts) runs unchanged on the embedded chDB engine and on a ClickHouse server.
 // Rows travel in as one Native block per insert (the engine's own columnar format), out as JSON
-// objects or as text the engine prints (exports); parameters are bound by the engine, never
+// objects or as the bytes the engine prints (exports); parameters are bound by the engine, never
 // spliced into text.
 
 export type QueryParamValue = string | number | bigint;
@@ -26,10 +26,11 @@ export interface ClickHouseTransport {
    */
   streamRows<T>(sql: string, params: QueryParams): AsyncIterable<T[]>;
   /**
-   * Streams a query's output, printed by the engine in `format` (e.g. RawBLOB), as UTF-8 text
-   * chunks cut anywhere, holding one chunk at a time. Leaving early cancels the query as above.
+   * Streams a query's output, printed by the engine in `format` (e.g. RawBLOB), as the bytes it
+   * printed (UTF-8), in chunks cut anywhere, holding one chunk at a time: never decoded into
+   * JavaScript strings. Leaving early cancels the query as above.
    */
-  streamText(sql: string, params: QueryParams, format: string): AsyncIterable<string>;
+  streamBytes(sql: string, params: QueryParams, format: string): AsyncIterable<Uint8Array>;
   /** Releases connections; pending calls may fail afterwards. Idempotent. */
   close(): Promise<void>;
 }

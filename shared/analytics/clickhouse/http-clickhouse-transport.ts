@@ -76,17 +76,10 @@ export class HttpClickHouseTransport implements ClickHouseTransport {
     }
   }
 
-  async *streamText(sql: string, params: QueryParams, format: string): AsyncIterable<string> {
+  async *streamBytes(sql: string, params: QueryParams, format: string): AsyncIterable<Uint8Array> {
     const { stream } = await this.client.exec({ query: `${sql}\nFORMAT ${format}`, query_params: { ...params } });
-    const decoder = new TextDecoder('utf-8');
     try {
-      for await (const bytes of stream) {
-        // A socket chunk may end inside a multi-byte character: the decoder carries it over.
-        const text = decoder.decode(bytes as Uint8Array, { stream: true });
-        if (text !== '') yield text;
-      }
-      const rest = decoder.decode();
-      if (rest !== '') yield rest;
+      for await (const bytes of stream) yield bytes as Uint8Array;
     } finally {
       // Leaving early must release the socket instead of reading the rest of the response.
       if (!stream.readableEnded) stream.destroy();

@@ -6,7 +6,8 @@ import type { Organization } from '../../orgs/organization.ts';
 export interface ExportStream {
   contentType: string;
   filename: string;
-  body: AsyncIterable<string | Buffer>;
+  /** The file's UTF-8 bytes, as the store streams them. */
+  body: AsyncIterable<Uint8Array>;
 }
 
 export interface AnalyticsReads {

@@ -1,16 +1,24 @@
-// Invariant: the export's text handling is checked without an engine: ClickHouse's JSON escapes
-// become JSON.stringify's (and nothing else changes), and however the engine's text is cut
-// (mid-line, mid-escape), the pieces add up to the same file and end at line ends.
+// Invariant: the export's byte handling is checked without an engine: ClickHouse's JSON escapes
+// become JSON.stringify's (and nothing else changes), and however the engine's bytes are cut
+// (mid-line, mid-escape, mid-character), the pieces add up to the same file and end at line ends.
 import { describe, expect, it } from 'vitest';
-import { CSV_HEADER, exportText, jsonStringifyEscapes } from './event-export.ts';
+import { CSV_HEADER, exportBytes, jsonStringifyEscapes } from './event-export.ts';
 
-async function* from(chunks: readonly string[]): AsyncIterable<string> {
+async function* from(chunks: readonly Uint8Array[]): AsyncIterable<Uint8Array> {
   for (const c of chunks) yield c;
 }
 
-async function pieces(chunks: readonly string[], format: 'json' | 'csv'): Promise<string[]> {
+/** The engine's printed text cut into byte chunks of `cut` bytes (splitting UTF-8 characters too). */
+function cutBytes(text: string, cut: number): Uint8Array[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += cut) out.push(new Uint8Array(bytes.subarray(i, i + cut)));
+  return out;
+}
+
+async function pieces(chunks: readonly Uint8Array[], format: 'json' | 'csv'): Promise<string[]> {
   const out: string[] = [];
-  for await (const p of exportText(from(chunks), format)) out.push(p);
+  for await (const p of exportBytes(from(chunks), format)) out.push(Buffer.from(p).toString('utf8'));
   return out;
 }
 
@@ -33,15 +41,13 @@ describe('jsonStringifyEscapes', () => {
   });
 });
 
-describe('exportText', () => {
-  const lines = Array.from({ length: 40 }, (_, i) => `{"i":${i},"s":"x\\u001By\\\\u001Bz${'w'.repeat(i * 97)}\\u2028"}\n`).join('');
+describe('exportBytes', () => {
+  const lines = Array.from({ length: 40 }, (_, i) => `{"i":${i},"s":"x\\u001By\\\\u001Bz${'w'.repeat(i * 97)}\\u2028 Zürich 😀"}\n`).join('');
   const expected = jsonStringifyEscapes(lines);
 
   it('gives the same file however the engine text is cut, in pieces that end at line ends', async () => {
     for (let cut = 1; cut < 200; cut += 7) {
-      const chunks: string[] = [];
-      for (let i = 0; i < lines.length; i += cut) chunks.push(lines.slice(i, i + cut));
-      const out = await pieces(chunks, 'json');
+      const out = await pieces(cutBytes(lines, cut), 'json');
       expect(out.join('')).toBe(expected);
       for (const p of out) expect(p.endsWith('\n')).toBe(true);
     }
@@ -49,11 +55,19 @@ describe('exportText', () => {
 
   it('cuts a big engine chunk into bounded pieces', async () => {
     const big = 'a,b,"c\r\nd"\r\n'.repeat(50_000);
-    const out = await pieces([big], 'csv');
+    const out = await pieces(cutBytes(big, big.length), 'csv');
     expect(out[0]).toBe(CSV_HEADER);
     expect(out.join('')).toBe(CSV_HEADER + big);
     expect(out.length).toBeGreaterThan(5);
     expect(Math.max(...out.map((p) => p.length))).toBeLessThan(70 * 1024);
+  });
+
+  it('hands the engine bytes on without decoding them when no escape needs rewriting', async () => {
+    const chunk = new Uint8Array(Buffer.from('{"a":"Zürich"}\n{"b":"\\n"}\n', 'utf8'));
+    const out: Uint8Array[] = [];
+    for await (const p of exportBytes(from([chunk]), 'json')) out.push(p);
+    expect(out).toHaveLength(1);
+    expect(out[0]!.buffer).toBe(chunk.buffer); // a view of the same memory, not a re-encoded copy
   });
 
   it('writes the CSV header for an empty export, and nothing for an empty NDJSON export', async () => {

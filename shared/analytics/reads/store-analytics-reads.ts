@@ -19,7 +19,7 @@ async function reading<T>(read: () => Promise<T>): Promise<T> {
 }
 
 /** The stream with its first chunk already read (so an unreachable store is still an error answer). */
-async function primed(body: AsyncIterable<string>): Promise<AsyncIterable<string>> {
+async function primed(body: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
   const it = body[Symbol.asyncIterator]();
   const first = await reading(() => it.next());
   return (async function* () {

@@ -39,7 +39,7 @@ import {
 } from '../clickhouse/clickhouse-sql.ts';
 import { CREATE_EVENTS_TABLE, EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-transport.ts';
-import { exportText } from '../reads/event-export.ts';
+import { exportBytes } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { formatMicros } from '../../time/instant.ts';
 
@@ -158,11 +158,11 @@ export class AnalyticsStore {
     };
   }
 
-  /** The export file as text chunks (NDJSON or CSV), printed by the database and streamed. */
-  exportEvents(orgId: string, timeZone: string, req: ExportRequest): AsyncIterable<string> {
+  /** The export file (NDJSON or CSV) as UTF-8 byte chunks, printed by the database and streamed. */
+  exportEvents(orgId: string, timeZone: string, req: ExportRequest): AsyncIterable<Uint8Array> {
     const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
     const params: QueryParams = { orgId, fromMicros: fromMicros.toString(), toMicros: toMicros.toString(), ...filterParams(req.filters) };
-    return exportText(this.transport.streamText(exportLinesSql(filterFlags(req.filters), req.format), params, EXPORT_LINES_FORMAT), req.format);
+    return exportBytes(this.transport.streamBytes(exportLinesSql(filterFlags(req.filters), req.format), params, EXPORT_LINES_FORMAT), req.format);
   }
 
   /** Visible events of an organisation (duplicates collapsed). */
