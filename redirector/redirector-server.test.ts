@@ -160,6 +160,8 @@ describe('errors', () => {
     expect(metrics.status).toBe(404);
     expect(JSON.parse(metrics.text)).toEqual({ errors: [{ code: 'EN001', message: "Short URL with shortCode 'metrics' not found" }] });
     // The hot counters reach Prometheus through the registry (served on METRICS_PORT by main.ts).
+    // Click usage is flushed on a 100 ms timer, after its Postgres write: wait for the first one.
+    for (let i = 0; i < 100 && !/^redirector_usage_flushes_total [1-9]/m.test(await registry.metrics()); i++) await new Promise((r) => setTimeout(r, 50));
     const text = await registry.metrics();
     expect(text).toMatch(/^redirector_requests_total\{outcome="redirect"\} [1-9]/m);
     expect(text).toMatch(/^redirector_cache_hits_total\{kind="link",tier="lru"\} [1-9]/m);
