@@ -358,50 +358,21 @@ export async function redirectBench(): Promise<void> {
     const baseEnv = { DATABASE_URL: pg.url, REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: '0', DEFAULT_SHORT_DOMAIN: HOST, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
     const bare = await startTarget('bare', {});
 
-    // The main row: `npm start` itself, on the bench's Postgres, chDB under its own DATA_DIR.
-    const wholeDataDir = join(dir, 'whole-data');
-    const [wholeApi, wholePort, wholeMetrics] = [await freePort(), await freePort(), await freePort()];
-    const wholeProc = await startEntry('bin/start.ts', {
-      DATABASE_URL: pg.url,
-      DATA_DIR: wholeDataDir,
-      API_HOST: '127.0.0.1',
-      API_PORT: String(wholeApi),
-      REDIRECT_HOST: '127.0.0.1',
-      REDIRECT_PORT: String(wholePort),
-      METRICS_PORT: String(wholeMetrics),
-      DEFAULT_SHORT_DOMAIN: HOST,
-      LOG_LEVEL: 'warn',
-    }, wholePort);
-    metricsPortOf.set(wholePort, wholeMetrics);
+    // Each target process runs only from just before its first row to just after its last, so no
+    // idle target, and no storing target's background work (chDB merges, the ClickHouse endpoint's),
+    // shares the server core with another row's rounds. A row's target: its port, its pid.
+    interface Running {
+      port: number;
+      pid: number;
+    }
+    /** Starts once, on first use. */
+    const once = <T,>(start: () => Promise<T>): (() => Promise<T>) => {
+      let started: Promise<T> | null = null;
+      return () => (started ??= start());
+    };
 
-    // The production row: the production redirector (one worker) over HTTP to a ClickHouse
-    // endpoint on the load core; needs Redis (its spool and cache tier) and wrk (its traffic).
-    let production: { port: number; proc: ChildProcess; endpoint: Server; endpointDir: string } | null = null;
-    if (redis && haveWrk) {
-      const endpointDir = join(dir, 'clickhouse');
-      const endpoint = await startPrinting(LOAD_CORE, [join(ROOT, 'bench', 'clickhouse-endpoint.ts'), endpointDir], {});
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const proc = await startEntry('redirector/main.ts', {
-        ...baseEnv,
-        REDIS_URL,
-        CLICKHOUSE_URL: `http://127.0.0.1:${endpoint.port}`,
-        REDIRECT_WORKERS: '1',
-        REDIRECT_PORT: String(port),
-        METRICS_PORT: String(metricsPort),
-        TRUST_PROXY: '1',
-      }, port);
-      metricsPortOf.set(port, metricsPort);
-      production = { port, proc, endpoint, endpointDir };
-    } else log('production row skipped (it needs Redis at 127.0.0.1:6379 and wrk)');
-
-    const hot = await startTarget('redirector', { ...baseEnv, LINK_CACHE_ENTRIES: String(LINKS * 2) });
-    const cold = await startTarget('redirector', { ...baseEnv, LINK_CACHE_ENTRIES: '0' });
-    const warm = redis ? await startTarget('redirector', { ...baseEnv, LINK_CACHE_ENTRIES: '0', REDIS_URL }) : null;
-    for (const t of [hot, cold, ...(warm ? [warm] : [])]) metricsPortOf.set(t.port, t.metricsPort);
-
-    // Exactly once: every hit the stored rows' processes handed off is stored, once. Each storing
-    // process is stopped and counted right after its last row, so its background work (chDB
-    // merges, the ClickHouse endpoint's) never runs during another row's rounds.
+    // Exactly once: every hit a storing target handed off is stored, once: checked right after
+    // its last row, when it is stopped (it flushes its events on SIGTERM).
     const stored: { scenario: string; handedOff: number; spooled: number; dropped: number; rows: number; distinct: number; ok: boolean }[] = [];
     const checkStored = async (scenario: string, metricsPort: number, stop: () => Promise<void>, dataPath: string): Promise<void> => {
       const handed = await metricValue(metricsPort, 'redirector_events_handed_off_total');
@@ -414,11 +385,78 @@ export async function redirectBench(): Promise<void> {
       log(`${scenario}: handed off ${handed}, stored ${count.rows} events, ${count.distinct} distinct, spooled ${spooled}, dropped ${dropped}${ok ? '' : ' — NOT EXACTLY ONCE'}`);
     };
 
+    // The main row: `npm start` itself, on the bench's Postgres, chDB under its own DATA_DIR.
+    const wholeDataDir = join(dir, 'whole-data');
+    const whole = once(async () => {
+      const [api, port, metricsPort] = [await freePort(), await freePort(), await freePort()];
+      const proc = await startEntry('bin/start.ts', {
+        DATABASE_URL: pg.url,
+        DATA_DIR: wholeDataDir,
+        API_HOST: '127.0.0.1',
+        API_PORT: String(api),
+        REDIRECT_HOST: '127.0.0.1',
+        REDIRECT_PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        DEFAULT_SHORT_DOMAIN: HOST,
+        LOG_LEVEL: 'warn',
+      }, port);
+      metricsPortOf.set(port, metricsPort);
+      return { port, pid: proc.pid ?? 0, proc, metricsPort };
+    });
+    const stopWhole = async (): Promise<void> => {
+      const w = await whole();
+      await checkStored('whole-hot', w.metricsPort, async () => void (await stopAndWait(w.proc, 90_000)), join(wholeDataDir, 'analytics'));
+    };
+
+    // The production rows: the production redirector (one worker) over HTTP to a ClickHouse
+    // endpoint on the load core; they need Redis (its spool and cache tier) and wrk (its traffic).
+    const withProduction = redis !== null && haveWrk;
+    if (!withProduction) log('production rows skipped (they need Redis at 127.0.0.1:6379 and wrk)');
+    const endpointDir = join(dir, 'clickhouse');
+    const production = once(async () => {
+      const endpoint = await startPrinting(LOAD_CORE, [join(ROOT, 'bench', 'clickhouse-endpoint.ts'), endpointDir], {});
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const proc = await startEntry('redirector/main.ts', {
+        ...baseEnv,
+        REDIS_URL,
+        CLICKHOUSE_URL: `http://127.0.0.1:${endpoint.port}`,
+        REDIRECT_WORKERS: '1',
+        REDIRECT_PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        TRUST_PROXY: '1',
+      }, port);
+      metricsPortOf.set(port, metricsPort);
+      return { port, pid: proc.pid ?? 0, proc, endpoint, metricsPort };
+    });
+    const stopProduction = async (): Promise<void> => {
+      const p = await production();
+      await checkStored(
+        'production',
+        p.metricsPort,
+        async () => {
+          await stopAndWait(p.proc, 90_000);
+          await stopAndWait(p.endpoint.proc, 30_000);
+        },
+        endpointDir,
+      );
+    };
+
+    // The diagnostic rows' redirectors (discarding sinks).
+    const discarding = (env: Record<string, string>) =>
+      once(async () => {
+        const t = await startTarget('redirector', { ...baseEnv, ...env });
+        metricsPortOf.set(t.port, t.metricsPort);
+        return { port: t.port, pid: t.proc.pid ?? 0, proc: t.proc };
+      });
+    const hot = discarding({ LINK_CACHE_ENTRIES: String(LINKS * 2) });
+    const cold = discarding({ LINK_CACHE_ENTRIES: '0' });
+    const warm = discarding({ LINK_CACHE_ENTRIES: '0', REDIS_URL });
+    const stop = (t: () => Promise<{ proc: ChildProcess }>) => async (): Promise<void> => void (await stopAndWait((await t()).proc, 30_000));
+
     interface Scenario {
       name: string;
       sink: Sink;
-      port: number;
-      pid: number;
+      target: () => Promise<Running>;
       paths: string;
       script: Script;
       expect: number;
@@ -427,42 +465,25 @@ export async function redirectBench(): Promise<void> {
       tools: Tool[];
       /** A fixed offered load: each wrk connection waits this long before each request (bare and target alike). */
       delayMs?: number;
-      /** Run after the row's rounds (stops and counts a storing target after its last row). */
+      /** Run after the row's rounds (stops the target after its last row; a storing one is counted). */
       after?: () => Promise<void>;
     }
-    const stopWhole = (): Promise<void> => checkStored('whole-hot', wholeMetrics, async () => void (await stopAndWait(wholeProc, 90_000)), join(wholeDataDir, 'analytics'));
-    const stopProduction = async (): Promise<void> => {
-      if (!production) return;
-      const p = production;
-      await checkStored(
-        'production',
-        metricsPortOf.get(p.port) ?? 0,
-        async () => {
-          await stopAndWait(p.proc, 90_000);
-          await stopAndWait(p.endpoint.proc, 30_000);
-        },
-        p.endpointDir,
-      );
-    };
     const wrkOnly: Tool[] = haveWrk ? ['wrk'] : ['autocannon'];
     const scenarios: Scenario[] = [
-      { name: 'whole-hot', sink: 'chdb', port: wholePort, pid: wholeProc.pid ?? 0, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools: wrkOnly, after: stopWhole },
-      ...(production
+      { name: 'whole-hot', sink: 'chdb', target: whole, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools: wrkOnly, after: stopWhole },
+      ...(withProduction
         ? [
-            { name: 'production', sink: 'http' as const, port: production.port, pid: production.proc.pid ?? 0, paths: hotPaths, script: 'clients' as const, expect: 302, prime: hotPaths, tools: ['wrk' as const] },
-            { name: 'prod-fixed', sink: 'http' as const, port: production.port, pid: production.proc.pid ?? 0, paths: hotPaths, script: 'clients' as const, expect: 302, tools: ['wrk' as const], delayMs: FIXED_LOAD_DELAY_MS, after: stopProduction },
+            { name: 'production', sink: 'http' as const, target: production, paths: hotPaths, script: 'clients' as const, expect: 302, prime: hotPaths, tools: ['wrk' as const] },
+            { name: 'prod-fixed', sink: 'http' as const, target: production, paths: hotPaths, script: 'clients' as const, expect: 302, tools: ['wrk' as const], delayMs: FIXED_LOAD_DELAY_MS, after: stopProduction },
           ]
         : []),
-      { name: 'hot', sink: 'discard', port: hot.port, pid: hot.proc.pid ?? 0, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools },
-      ...(warm ? [{ name: 'warm', sink: 'discard' as const, port: warm.port, pid: warm.proc.pid ?? 0, paths: hotPaths, script: 'paths' as const, expect: 302, prime: hotPaths, tools }] : []),
-      { name: 'cold', sink: 'discard', port: cold.port, pid: cold.proc.pid ?? 0, paths: coldPaths, script: 'paths', expect: 302, tools },
-      { name: 'mixed-zipf', sink: 'discard', port: hot.port, pid: hot.proc.pid ?? 0, paths: zipfPaths, script: 'paths', expect: 302, prime: zipfDistinct, tools },
-      { name: 'unknown', sink: 'discard', port: hot.port, pid: hot.proc.pid ?? 0, paths: unknownPaths, script: 'paths', expect: 404, prime: unknownPaths, tools },
+      { name: 'hot', sink: 'discard', target: hot, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools },
+      ...(redis ? [{ name: 'warm', sink: 'discard' as const, target: warm, paths: hotPaths, script: 'paths' as const, expect: 302, prime: hotPaths, tools, after: stop(warm) }] : []),
+      { name: 'cold', sink: 'discard', target: cold, paths: coldPaths, script: 'paths', expect: 302, tools, after: stop(cold) },
+      { name: 'mixed-zipf', sink: 'discard', target: hot, paths: zipfPaths, script: 'paths', expect: 302, prime: zipfDistinct, tools },
+      { name: 'unknown', sink: 'discard', target: hot, paths: unknownPaths, script: 'paths', expect: 404, prime: unknownPaths, tools, after: stop(hot) },
     ];
 
-    // Every target has started (JIT, chDB, geo databases still to come in their warm-ups): let the
-    // start-up work settle before the first round.
-    await new Promise((r) => setTimeout(r, 3_000));
     const results: RoundResult[] = [];
     const totalRounds = scenarios.reduce((n, s) => n + s.tools.reduce((m, t) => m + 2 + 2 * (t === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS), 0), 0);
     let roundsRun = 0;
@@ -471,23 +492,30 @@ export async function redirectBench(): Promise<void> {
       progress.update(`[bench] round ${roundsRun}/${totalRounds}: ${label} (${((Date.now() - started) / 1000).toFixed(0)} s elapsed)`);
       return runLoad(tool, port, paths, seconds, script, delayMs);
     };
+    const seen = new Set<() => Promise<Running>>();
     for (const s of scenarios) {
+      const t = await s.target();
+      if (!seen.has(s.target)) {
+        // Just started: let its start-up work (JIT, connections, the engine) settle first.
+        seen.add(s.target);
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
       if (s.prime) {
         // Fill the tier under test (LRU, Redis for warm, the negative cache) before measuring.
         const paths = readFileSync(s.prime, 'utf8').split('\n').filter(Boolean);
         for (let i = 0; i < paths.length; i += 50) {
-          await Promise.all(paths.slice(i, i + 50).map((p) => fetch(`http://127.0.0.1:${s.port}${p}`, { redirect: 'manual', headers: { host: HOST } }).then((r) => r.arrayBuffer())));
+          await Promise.all(paths.slice(i, i + 50).map((p) => fetch(`http://127.0.0.1:${t.port}${p}`, { redirect: 'manual', headers: { host: HOST } }).then((r) => r.arrayBuffer())));
         }
       }
       for (const tool of s.tools) {
         // JIT warm-up of both targets, not recorded.
         await loadRound(tool, bare.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up bare`, s.script, s.delayMs);
-        await loadRound(tool, s.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up redirector`, s.script, s.delayMs);
+        await loadRound(tool, t.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up redirector`, s.script, s.delayMs);
         const pairs = tool === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS;
         for (let round = 1; round <= pairs; round++) {
           for (const target of ['bare', 'redirector'] as const) {
-            const port = target === 'bare' ? bare.port : s.port;
-            const pid = target === 'bare' ? (bare.proc.pid ?? 0) : s.pid;
+            const port = target === 'bare' ? bare.port : t.port;
+            const pid = target === 'bare' ? (bare.proc.pid ?? 0) : t.pid;
             const before = target === 'redirector' ? await handedOff(port) : 0;
             const cpuBefore = cpuMicros(pid);
             const r = await loadRound(tool, port, s.paths, ROUND_SECONDS, `${s.name} ${tool} ${target} #${round}`, s.script, s.delayMs);
@@ -575,9 +603,9 @@ export async function redirectBench(): Promise<void> {
     ];
     process.stdout.write(`\nRedirect benchmark (${CONNECTIONS} connections, ${ROUND_SECONDS} s rounds, medians of interleaved rounds; ratio and cpu × = median of each bare→target pair's own ratio; cpu = process CPU per answered request)\n${lines.join('\n')}\n`);
     const row = (name: string): (typeof summary)[number] | undefined => summary.find((r) => r.scenario === name && r.tool === tools[0]) ?? summary.find((r) => r.scenario === name);
-    const [whole, prod, prodFixed, hot1, warm1, cold1, zipf1, unknown1] = ['whole-hot', 'production', 'prod-fixed', 'hot', 'warm', 'cold', 'mixed-zipf', 'unknown'].map(row);
+    const [whole1, prod, prodFixed, hot1, warm1, cold1, zipf1, unknown1] = ['whole-hot', 'production', 'prod-fixed', 'hot', 'warm', 'cold', 'mixed-zipf', 'unknown'].map(row);
     const targets = {
-      wholeHotAtLeast05xBare: whole ? whole.ratio >= 0.5 : null,
+      wholeHotAtLeast05xBare: whole1 ? whole1.ratio >= 0.5 : null,
       productionCpuPerClickAtMost15xBare: prod ? prod.cpuRatio <= 1.5 : null,
       productionFixedLoadCpuPerClickAtMost15xBare: prodFixed ? prodFixed.cpuRatio <= 1.5 : null,
       productionP99Below2ms: prod ? prod.p99Ms < 2 : null,
