@@ -14,6 +14,7 @@ import { normalizeHost } from '../shared/domains/host-name.ts';
 import { findAppsByMobileAppIds, type MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import { BatchLoader } from '../shared/cache/batch-loader.ts';
+import { cachedEntryOf, type CachedKind } from '../shared/cache/cached-entry.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
 import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
 import type { Sql } from '../shared/db/database.ts';
@@ -59,8 +60,6 @@ const EMPTY_APPS: ReadonlyMap<string, MobileApp | null> = new Map();
 const asIs = <T>(json: unknown): T => json as T;
 
 type Entity = Link | Organization | MobileApp | Domain;
-/** The kinds read through a TieredCache; custom domains are read from the DomainDirectory. */
-type CachedKind = Exclude<EntityKind, 'domain'>;
 interface Miss {
   kind: EntityKind;
   id: string;
@@ -70,6 +69,7 @@ type Loaded = Map<string, Entity | null>;
 const MISSING = Symbol('missing');
 
 export class RedirectResolver {
+  /** The kinds read through a TieredCache; custom domains are read from the DomainDirectory. */
   readonly #caches: { readonly [K in CachedKind]: TieredCache<Entity> };
   readonly #domains: DomainDirectory;
   readonly #defaultHost: string;
@@ -218,16 +218,9 @@ export class RedirectResolver {
   }
 
   invalidate(message: Invalidation): Promise<void> {
-    switch (message.kind) {
-      case 'link':
-        return this.#caches.link.invalidate(message.shortCode);
-      case 'org':
-        return this.#caches.org.invalidate(message.orgId);
-      case 'app':
-        return this.#caches.app.invalidate(message.mobileAppId);
-      case 'domain':
-        return this.#domains.reload(message.host);
-    }
+    const entry = cachedEntryOf(message);
+    if (entry !== null) return this.#caches[entry.kind].invalidate(entry.id);
+    return message.kind === 'domain' ? this.#domains.reload(message.host) : Promise.resolve();
   }
 
   /** Drops every in-process entry (e.g. after the bus reconnected and messages may have been lost). */

@@ -1,7 +1,7 @@
 // Invariant: the transactional outbox passes this one suite on every Postgres it runs on: what a
 // writer commits is published (at least once, and once when nothing fails), what it rolls back
-// never is, a failed publish keeps the row for the next round, concurrent relays share the rows,
-// and stale undeliverable rows are pruned.
+// never is, a failed publish or purge keeps the row for the next round, a purge runs before the
+// publish, concurrent relays share the rows, and stale undeliverable rows are pruned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../db/database.ts';
 import type { Invalidation, InvalidationBus, InvalidationHandler } from './invalidation-bus.ts';
@@ -85,6 +85,33 @@ export function invalidationOutboxContract(name: string, make: () => Promise<Out
         while (got.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
         expect(codesOf(got)).toEqual(['during-outage']);
         // The relay deletes the row right after publishing it: wait for that commit, boundedly.
+        while ((await queued()) > 0 && Date.now() < deadline + 1_000) await new Promise((r) => setTimeout(r, 10));
+        expect(await queued()).toBe(0);
+      } finally {
+        await relay.stop();
+      }
+    });
+
+    it('purges what a batch names before publishing it, and keeps the rows while the purge fails', async () => {
+      const bus = new FlakyBus();
+      const events: string[] = [];
+      await bus.subscribe((m) => events.push(`published ${codesOf([m]).join()}`));
+      let purgeDown = true;
+      const purge = async (messages: readonly Invalidation[]): Promise<void> => {
+        if (purgeDown) throw new Error('cache down');
+        events.push(`purged ${codesOf(messages).join()}`);
+      };
+      const relay = new OutboxRelay({ sql: h.sql, bus, purge, pollIntervalMs: 50 });
+      await relay.start();
+      try {
+        await h.sql.begin((tx) => enqueueInvalidations(tx, [{ kind: 'link', shortCode: 'purge-1' }, { kind: 'link', shortCode: 'purge-2' }]));
+        await relay.flush();
+        expect(events).toEqual([]);
+        expect(await queued()).toBe(2);
+        purgeDown = false;
+        const deadline = Date.now() + 1_000;
+        while (events.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        expect(events).toEqual(['purged purge-1,purge-2', 'published purge-1', 'published purge-2']);
         while ((await queued()) > 0 && Date.now() < deadline + 1_000) await new Promise((r) => setTimeout(r, 10));
         expect(await queued()).toBe(0);
       } finally {

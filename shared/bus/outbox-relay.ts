@@ -5,15 +5,20 @@
 // for the next round. The relay wakes on the outbox NOTIFY and on every (re)LISTEN, and polls
 // every pollIntervalMs as a backstop for notifications lost while its LISTEN connection was
 // down. While the bus stays down, rows older than maxAgeMs (far beyond every cache TTL, so the
-// caches have expired what they name) are pruned undelivered, which bounds the table.
+// caches have expired what they name) are pruned undelivered, which bounds the table. A relay
+// given `purge` runs it on a batch's messages before it publishes them (the shared cache tier's
+// entries are dropped there, so a message every subscriber missed leaves nothing stale behind);
+// a purge that fails fails the round like a failed publish.
 import type { Sql } from '../db/database.ts';
 import { decodeInvalidation } from './invalidation-codec.ts';
-import type { InvalidationBus } from './invalidation-bus.ts';
+import type { Invalidation, InvalidationBus } from './invalidation-bus.ts';
 import { OUTBOX_CHANNEL } from './invalidation-outbox.ts';
 
 export interface OutboxRelayOptions {
   sql: Sql;
   bus: InvalidationBus;
+  /** Drops what the messages name from a shared cache before they are published. */
+  purge?: (messages: readonly Invalidation[]) => Promise<void>;
   /** Backstop poll (ms). Default 1000. */
   pollIntervalMs?: number;
   /** Rows published per transaction. Default 500. */
@@ -32,7 +37,7 @@ export interface OutboxRelayMetrics {
 const PRUNE_EVERY_MS = 60_000;
 
 export class OutboxRelay {
-  readonly #o: Required<Omit<OutboxRelayOptions, 'onError'>> & Pick<OutboxRelayOptions, 'onError'>;
+  readonly #o: Required<Omit<OutboxRelayOptions, 'onError' | 'purge'>> & Pick<OutboxRelayOptions, 'onError' | 'purge'>;
   readonly #m: OutboxRelayMetrics = { relayed: 0, failedRounds: 0, pruned: 0 };
   #timer: NodeJS.Timeout | null = null;
   #unlisten: (() => Promise<void>) | null = null;
@@ -111,11 +116,10 @@ export class OutboxRelay {
         where id in (select id from invalidation_outbox order by id limit ${this.#o.batchSize} for update skip locked)
         returning id, message`;
       rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      for (const row of rows) {
-        const message = decodeInvalidation(row.message);
-        // A row this version cannot read is dropped: no redirector of this version could use it.
-        if (message) await this.#o.bus.publish(message);
-      }
+      // A row this version cannot read is dropped: no redirector of this version could use it.
+      const messages = rows.flatMap((row) => decodeInvalidation(row.message) ?? []);
+      if (this.#o.purge) await this.#o.purge(messages);
+      for (const message of messages) await this.#o.bus.publish(message);
       this.#m.relayed += rows.length;
       return rows.length;
     });

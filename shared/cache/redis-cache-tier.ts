@@ -6,10 +6,13 @@
 // short TTLs as the safety net for lost bus messages. Keys live under
 // `${prefix}rc:${epoch}:`; a redirector cluster starts a new epoch, so entries written before
 // its start (possibly missing invalidations published while nothing listened) are never read.
+// The outbox relay also invalidates in the recent epochs before it publishes, so a message every
+// subscriber missed (all reconnecting) leaves no stale entry here either.
 // Lookups of one event-loop turn share one MGET.
 import type { Redis } from 'ioredis';
 import { BatchLoader } from './batch-loader.ts';
 import { RedisScript } from '../redis/redis-script.ts';
+import type { CachedEntry } from './cached-entry.ts';
 import type { CacheLookup, SharedCacheTier } from './shared-cache-tier.ts';
 
 const FILL = new RedisScript(`
@@ -29,6 +32,14 @@ return 1`);
 /** Generation keys must outlive the slowest Postgres load by far. */
 const GENERATION_TTL_MS = 3_600_000;
 
+const epochBase = (prefix: string, epoch: string): string => `${prefix}rc:${epoch}:`;
+const entryKeyIn = (base: string, kind: string, id: string): string => `${base}${kind}:${id}`;
+const generationKeyIn = (base: string, kind: string, id: string): string => `${base}gen:${kind}:${id}`;
+
+async function invalidateIn(redis: Redis, base: string, kind: string, id: string): Promise<void> {
+  await INVALIDATE.run(redis, [entryKeyIn(base, kind, id), generationKeyIn(base, kind, id)], [GENERATION_TTL_MS]);
+}
+
 export class RedisCacheTier implements SharedCacheTier {
   readonly #redis: Redis;
   readonly #base: string;
@@ -36,7 +47,7 @@ export class RedisCacheTier implements SharedCacheTier {
 
   constructor(redis: Redis, prefix: string, epoch: string) {
     this.#redis = redis;
-    this.#base = `${prefix}rc:${epoch}:`;
+    this.#base = epochBase(prefix, epoch);
     this.#lookups = new BatchLoader(async (entryKeys) => {
       const generationKeys = entryKeys.map((k) => `${this.#base}gen:${k.slice(this.#base.length)}`);
       const values = await this.#redis.mget(...entryKeys, ...generationKeys);
@@ -47,11 +58,11 @@ export class RedisCacheTier implements SharedCacheTier {
   }
 
   entryKey(kind: string, id: string): string {
-    return `${this.#base}${kind}:${id}`;
+    return entryKeyIn(this.#base, kind, id);
   }
 
   generationKey(kind: string, id: string): string {
-    return `${this.#base}gen:${kind}:${id}`;
+    return generationKeyIn(this.#base, kind, id);
   }
 
   async lookup(kind: string, id: string): Promise<CacheLookup> {
@@ -65,8 +76,26 @@ export class RedisCacheTier implements SharedCacheTier {
   }
 
   async invalidate(kind: string, id: string): Promise<void> {
-    await INVALIDATE.run(this.#redis, [this.entryKey(kind, id), this.generationKey(kind, id)], [GENERATION_TTL_MS]);
+    await invalidateIn(this.#redis, this.#base, kind, id);
   }
+}
+
+/**
+ * Invalidates entries in the current cache epoch and the one before it (a rolling restart runs the
+ * old cluster beside the new one for a while). The outbox relay calls it before it publishes: an
+ * entry written before a change then never outlives the change in Redis, even when every
+ * subscriber missed the message while it reconnected (a resync clears only the in-process tier).
+ */
+export async function invalidateRecentEpochs(redis: Redis, prefix: string, entries: readonly CachedEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const current = Number(await currentCacheEpoch(redis, prefix));
+  const epochs = current > 0 ? [current, current - 1] : [current];
+  await Promise.all(
+    epochs.flatMap((epoch) => {
+      const base = epochBase(prefix, String(epoch));
+      return entries.map(({ kind, id }) => invalidateIn(redis, base, kind, id));
+    }),
+  );
 }
 
 /** The cache epoch a cluster uses; `bumpCacheEpoch` starts a new one (the cluster primary, once). */

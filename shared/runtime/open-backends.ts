@@ -28,7 +28,8 @@ import type { InvalidationBus } from '../bus/invalidation-bus.ts';
 import { OutboxRelay } from '../bus/outbox-relay.ts';
 import { PostgresInvalidationBus } from '../bus/postgres-invalidation-bus.ts';
 import { RedisInvalidationBus } from '../bus/redis-invalidation-bus.ts';
-import { bumpCacheEpoch, currentCacheEpoch, RedisCacheTier } from '../cache/redis-cache-tier.ts';
+import { cachedEntryOf } from '../cache/cached-entry.ts';
+import { bumpCacheEpoch, currentCacheEpoch, invalidateRecentEpochs, RedisCacheTier } from '../cache/redis-cache-tier.ts';
 import type { SharedCacheTier } from '../cache/shared-cache-tier.ts';
 import { ConfigError, type CommonConfig } from '../config/config.ts';
 import { SetupError } from './startup.ts';
@@ -265,7 +266,12 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     analytics: () => (analytics ??= openAnalytics()),
     startOutboxRelay: async () => {
       if (relay) return;
-      relay = new OutboxRelay({ sql: db.sql, bus, onError: (err) => log(`outbox relay: ${err instanceof Error ? err.message : String(err)}`) });
+      relay = new OutboxRelay({
+        sql: db.sql,
+        bus,
+        purge: redis ? (messages) => invalidateRecentEpochs(redis, prefix, messages.flatMap((m) => cachedEntryOf(m) ?? [])) : undefined,
+        onError: (err) => log(`outbox relay: ${err instanceof Error ? err.message : String(err)}`),
+      });
       await relay.start();
     },
     close: async () => {
