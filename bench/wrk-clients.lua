@@ -5,10 +5,10 @@
 -- formatted once, in init (at least 10,000 of them, so every address is used), so a request costs
 -- wrk one table read. WRK_DELAY_MS gives a fixed offered load, as in wrk-paths.lua. Prints one
 -- JSON line with the round's summary (latencies in microseconds).
+local common = dofile(debug.getinfo(1, "S").source:sub(2):match("^(.*/)") .. "wrk-common.lua")
 local requests = {}
-local n, i = 0, 0
 
-local delay_ms = tonumber(os.getenv("WRK_DELAY_MS") or "")
+local delay_ms = common.fixed_delay()
 if delay_ms then
   delay = function() return delay_ms end
 end
@@ -55,19 +55,8 @@ init = function(args)
       ["User-Agent"] = agents[(k * 104729 - 1) % #agents + 1],
     })
   end
-  n = #requests
 end
 
-request = function()
-  i = i + 1
-  if i > n then i = 1 end
-  return requests[i]
-end
+request = common.cycle(requests)
 
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    'JSON {"requests":%d,"durationUs":%d,"p50Us":%d,"p99Us":%d,"socketErrors":%d,"non2xx3xx":%d}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
-    e.connect + e.read + e.write + e.timeout, e.status))
-end
+done = common.done
