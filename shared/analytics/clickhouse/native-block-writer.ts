@@ -16,8 +16,6 @@ import type { TextColumn } from '../events/event-batch.ts';
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 const MAX_VARUINT_BYTES = 10;
 
-/** Where each of the 16 bytes of a UUID (RFC order) goes: ClickHouse writes each 8-byte half little-endian. */
-const UUID_BYTE_AT = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
 
 export class NativeBlockWriter {
   private buf: Buffer;
@@ -112,14 +110,13 @@ export class NativeBlockWriter {
   uuidColumn(name: string, ids: Uint8Array): void {
     this.header(name, 'UUID');
     if (ids.length < 16 * (this.start + this.rows)) throw new TypeError(`column ${name}: ${this.start + this.rows} rows need ${16 * (this.start + this.rows)} bytes`);
-    this.ensure(16 * this.rows);
-    const b = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < this.rows; i++, p += 16) {
-      const from = 16 * (this.start + i);
-      for (let k = 0; k < 16; k++) b[p + (UUID_BYTE_AT[k] as number)] = ids[from + k] as number;
-    }
-    this.pos = p;
+    const bytes = 16 * this.rows;
+    this.ensure(bytes);
+    this.buf.set(ids.subarray(16 * this.start, 16 * this.start + bytes), this.pos);
+    // Each 8-byte half little-endian: one native byte swap over the whole column (a byte loop
+    // took ≈ 1.5 ms per 16,000 rows, one event-loop turn of the batch's encoding).
+    this.buf.subarray(this.pos, this.pos + bytes).swap64();
+    this.pos += bytes;
   }
 
   /** A DateTime64(6, 'UTC') column from microseconds since the epoch (safe-integer Numbers, or BigInts). */
