@@ -8,10 +8,7 @@
 local common = dofile(debug.getinfo(1, "S").source:sub(2):match("^(.*/)") .. "wrk-common.lua")
 local requests = {}
 
-local delay_ms = common.fixed_delay()
-if delay_ms then
-  delay = function() return delay_ms end
-end
+delay = common.delay()
 
 local browsers = {
   function(v, os) return "Mozilla/5.0 (" .. os .. ") AppleWebKit/537.36 (KHTML, like Gecko) Chrome/" .. v .. ".0.0.0 Safari/537.36" end,

@@ -2,11 +2,14 @@
 -- requests formatted once, in init, one per call (a table read), and prints one JSON line with a
 -- round's summary (latencies in microseconds). WRK_DELAY_MS set: each connection waits that long
 -- before each request, a fixed offered load instead of as many requests as the server answers
--- (the calling script defines `delay` from fixed_delay(), at load time, where wrk looks for it).
+-- (the calling script sets the global `delay` from delay(), at load time, where wrk looks for it).
 local common = {}
 
-function common.fixed_delay()
-  return tonumber(os.getenv("WRK_DELAY_MS") or "")
+--- wrk's `delay` hook for WRK_DELAY_MS, or nil (no delay) when it is not set.
+function common.delay()
+  local ms = tonumber(os.getenv("WRK_DELAY_MS") or "")
+  if ms then return function() return ms end end
+  return nil
 end
 
 --- A request function cycling through `requests` (filled later, in init).

@@ -7,10 +7,7 @@
 local common = dofile(debug.getinfo(1, "S").source:sub(2):match("^(.*/)") .. "wrk-common.lua")
 local requests = {}
 
-local delay_ms = common.fixed_delay()
-if delay_ms then
-  delay = function() return delay_ms end
-end
+delay = common.delay()
 
 init = function(args)
   for line in io.lines(args[1]) do
