@@ -16,7 +16,6 @@ import type { TextColumn } from '../events/event-batch.ts';
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 const MAX_VARUINT_BYTES = 10;
 
-
 export class NativeBlockWriter {
   private buf: Buffer;
   private pos = 0;
