@@ -124,7 +124,8 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   const destination = link.safeDestination;
 
   if (isPreviewCrawler(facts.userAgent)) {
-    const page = crawlerPage(link.effectivePreviewMetadata, shortUrlOf(input, link), destination ?? shortUrlOf(input, link));
+    const shortUrl = shortUrlOf(input, link);
+    const page = crawlerPage(link.effectivePreviewMetadata, shortUrl, destination ?? shortUrl);
     return htmlAnswer(page, 'preview', record ? { eventType: 'METADATA_PREVIEW', clickSource: clickSourceOf(facts) } : null);
   }
 

@@ -41,37 +41,37 @@ export class Ipv4Ids {
 
   /** The id of `value` (an ipv4Value), or `next` after recording it under that id. */
   idOf(value: number, next: number): number {
-    let mask = this.#keys.length - 1;
     const key = value | 0;
+    const slot = this.#slotOf(key);
+    const id = this.#ids[slot] as number;
+    if (id !== 0) return id - 1;
+    this.#keys[slot] = key;
+    this.#ids[slot] = next + 1;
+    if (++this.#size * 2 > this.#keys.length) this.#grow();
+    return next;
+  }
+
+  /** The slot holding `key`, or the free slot where it belongs (linear probing). */
+  #slotOf(key: number): number {
+    const mask = this.#keys.length - 1;
     let slot = Math.imul(key, 0x9e3779b1) >>> 0;
     for (;;) {
       slot &= mask;
-      const id = this.#ids[slot] as number;
-      if (id === 0) break;
-      if (this.#keys[slot] === key) return id - 1;
+      if (this.#ids[slot] === 0 || this.#keys[slot] === key) return slot;
       slot++;
     }
-    this.#keys[slot] = key;
-    this.#ids[slot] = next + 1;
-    if (++this.#size * 2 > this.#keys.length) {
-      const keys = this.#keys;
-      const ids = this.#ids;
-      this.#keys = new Int32Array(keys.length * 2);
-      this.#ids = new Int32Array(keys.length * 2);
-      mask = this.#keys.length - 1;
-      for (let i = 0; i < keys.length; i++) {
-        const id = ids[i] as number;
-        if (id === 0) continue;
-        let s = Math.imul(keys[i] as number, 0x9e3779b1) >>> 0;
-        for (;;) {
-          s &= mask;
-          if (this.#ids[s] === 0) break;
-          s++;
-        }
-        this.#keys[s] = keys[i] as number;
-        this.#ids[s] = id;
-      }
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const ids = this.#ids;
+    this.#keys = new Int32Array(keys.length * 2);
+    this.#ids = new Int32Array(keys.length * 2);
+    for (let i = 0; i < keys.length; i++) {
+      if (ids[i] === 0) continue;
+      const slot = this.#slotOf(keys[i] as number);
+      this.#keys[slot] = keys[i] as number;
+      this.#ids[slot] = ids[i] as number;
     }
-    return next;
   }
 }

@@ -47,6 +47,10 @@ ORDER BY (${col('orgId')}, ${col('createdAt')}, ${col('eventId')})`;
 
 /** MergeTree settings tuned for the click stream (see above); set by ALTER, where the server has them. */
 export const MERGE_SETTINGS: Readonly<Record<string, number>> = { merge_selector_base: 10 };
+/** MERGE_SETTINGS as a SETTINGS list (`name = value, …`). */
+const MERGE_SETTINGS_SQL = Object.entries(MERGE_SETTINGS)
+  .map(([k, v]) => `${k} = ${v}`)
+  .join(', ');
 
 /** The single-node table the service creates when it is missing. */
 export const CREATE_EVENTS_TABLE = `
@@ -58,9 +62,7 @@ ${LAYOUT}
 SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
 
 /** Applies MERGE_SETTINGS to the events table (new or existing). */
-export const TUNE_EVENTS_TABLE = `ALTER TABLE ${EVENTS_TABLE} MODIFY SETTING ${Object.entries(MERGE_SETTINGS)
-  .map(([k, v]) => `${k} = ${v}`)
-  .join(', ')}`;
+export const TUNE_EVENTS_TABLE = `ALTER TABLE ${EVENTS_TABLE} MODIFY SETTING ${MERGE_SETTINGS_SQL}`;
 
 /** deploy/clickhouse-cluster.sql: replicated local tables sharded by organisation behind a Distributed table. */
 export function clusterDdl(): string {
@@ -76,9 +78,7 @@ ${BODY}
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/${EVENTS_TABLE}', '{replica}', keep_rank)
 ${LAYOUT}
-SETTINGS replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, ${Object.entries(MERGE_SETTINGS)
-    .map(([k, v]) => `${k} = ${v}`)
-    .join(', ')};
+SETTINGS replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, ${MERGE_SETTINGS_SQL};
 
 -- Sharded by organisation: every read of the API is one organisation's, so it touches one shard,
 -- and every copy of an event (retries, backfill) lands on the same shard, where FINAL collapses it.

@@ -63,7 +63,7 @@ export async function* exportBytes(printed: AsyncIterable<Uint8Array>, format: E
   for await (const chunk of printed) {
     const bytes: Buffer = carry === null ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
     const end = bytes.lastIndexOf(NEWLINE) + 1;
-    // An NDJSON line holds no raw newline, so `whole` is whole lines and no escape is cut.
+    // An NDJSON line holds no raw newline, so bytes[0, end) is whole lines and no escape is cut.
     carry = end < bytes.length ? Buffer.from(bytes.subarray(end)) : null;
     for (let start = 0; start < end; ) {
       const next = bytes.indexOf(NEWLINE, start + CHUNK_BYTES);
