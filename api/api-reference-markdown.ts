@@ -29,7 +29,13 @@ type Schema = {
 };
 type Parameter = { name: string; required?: boolean; description?: string; schema: Schema };
 type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: Schema; 'x-item-schema'?: Schema }> };
-type Operation = { operationId: string; summary: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, Response> };
+type Operation = {
+  operationId: string;
+  summary: string;
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, Response>;
+};
 type Document = { components: { schemas: Record<string, Schema> }; paths: Record<string, Record<string, Operation>> };
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -46,7 +52,12 @@ function typeOf(doc: Document, raw: Schema): string {
   const s = resolve(doc, raw);
   if (s.anyOf) {
     const nullable = s.anyOf.some((x) => x.type === 'null');
-    return s.anyOf.filter((x) => x.type !== 'null').map((x) => typeOf(doc, x)).join(' or ') + (nullable ? ' or null' : '');
+    return (
+      s.anyOf
+        .filter((x) => x.type !== 'null')
+        .map((x) => typeOf(doc, x))
+        .join(' or ') + (nullable ? ' or null' : '')
+    );
   }
   const types = (Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type]).filter((t) => t !== 'null');
   const nullable = Array.isArray(s.type) && s.type.includes('null');
@@ -73,7 +84,10 @@ function typeOf(doc: Document, raw: Schema): string {
 function fieldTable(doc: Document, title: string, raw: Schema, prefix = ''): string[] {
   const s = resolve(doc, raw);
   if (!s.properties) return [];
-  const rows = Object.entries(s.properties).map(([name, f]) => `| \`${prefix}${name}\` | ${cell(typeOf(doc, f))} | ${(s.required ?? []).includes(name) ? 'yes' : ''} | ${cell(resolve(doc, f).description ?? '')} |`);
+  const rows = Object.entries(s.properties).map(
+    ([name, f]) =>
+      `| \`${prefix}${name}\` | ${cell(typeOf(doc, f))} | ${(s.required ?? []).includes(name) ? 'yes' : ''} | ${cell(resolve(doc, f).description ?? '')} |`,
+  );
   const nested = Object.entries(s.properties).flatMap(([name, f]) => {
     const r = resolve(doc, f);
     const items = r.anyOf?.find((x) => x.type === 'array')?.items ?? (r.type === 'array' ? r.items : undefined);
@@ -90,17 +104,20 @@ export function apiReferenceMarkdown(): string {
       out.push(`### ${method.toUpperCase()} ${path}`, '', `${op.summary} (operationId \`${op.operationId}\`)`, '');
       if (op.parameters?.length) {
         out.push('| Query parameter | Type | Required | Notes |', '|---|---|---|---|');
-        for (const p of op.parameters) out.push(`| \`${p.name}\` | ${cell(typeOf(doc, p.schema))} | ${p.required ? 'yes' : ''} | ${cell(p.description ?? '')} |`);
+        for (const p of op.parameters)
+          out.push(`| \`${p.name}\` | ${cell(typeOf(doc, p.schema))} | ${p.required ? 'yes' : ''} | ${cell(p.description ?? '')} |`);
         out.push('');
       }
       const body = op.requestBody?.content['application/json']?.schema;
       if (body) out.push(...fieldTable(doc, 'Request body', body));
       for (const [status, r] of Object.entries(op.responses)) {
         const types = Object.keys(r.content ?? {}).join(', ');
-        const payload = r.content?.['application/json']?.schema?.properties?.['response'];
+        const payload = r.content?.['application/json']?.schema?.properties?.response;
         const what = payload ? `; \`response\` is ${typeOf(doc, payload)}` : '';
         const headers = Object.keys(r.headers ?? {});
-        out.push(`- **${status}** ${types ? `(${types})` : ''}: ${cell(r.description)}${what}${headers.length ? `; header ${headers.map(code).join(', ')}` : ''}`);
+        out.push(
+          `- **${status}** ${types ? `(${types})` : ''}: ${cell(r.description)}${what}${headers.length ? `; header ${headers.map(code).join(', ')}` : ''}`,
+        );
       }
       out.push('');
     }

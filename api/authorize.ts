@@ -44,8 +44,7 @@ export async function authorize(deps: ApiDeps, keys: KeyAuthenticator, request: 
   return principal;
 }
 
-const hasBody = (request: FastifyRequest): boolean =>
-  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+const hasBody = (request: FastifyRequest): boolean => request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
 
 /** Authorises every route with `config.auth` when its request arrives (before body parsing). */
 export function installAuthorization(app: FastifyInstance, deps: ApiDeps, keys: KeyAuthenticator): void {

@@ -7,9 +7,13 @@ import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable
 import { dependencyUnavailable, malformedBody, validationFailed } from '../shared/errors/domain-errors.ts';
 
 function sendErrors(reply: FastifyReply, errors: readonly AppError[]): FastifyReply {
-  const first = errors[0]!;
+  const [first] = errors;
+  if (first === undefined) throw new Error('sendErrors needs at least one error');
   for (const e of errors) reply.headers(e.headers);
-  return reply.code(first.status).type('application/json; charset=utf-8').send(errorEnvelope(errors.map((e) => e.toErrorObject())));
+  return reply
+    .code(first.status)
+    .type('application/json; charset=utf-8')
+    .send(errorEnvelope(errors.map((e) => e.toErrorObject())));
 }
 
 export function toAppErrors(err: unknown): AppError[] | null {
@@ -32,7 +36,5 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err }, 'unhandled error');
     return sendErrors(reply, [internalError()]);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendErrors(reply, [new AppError('EN001', `No endpoint ${request.method} ${request.url.split('?')[0]}`)]),
-  );
+  app.setNotFoundHandler((request, reply) => sendErrors(reply, [new AppError('EN001', `No endpoint ${request.method} ${request.url.split('?')[0]}`)]));
 }

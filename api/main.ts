@@ -21,7 +21,10 @@ const backends = await startOrExit(() => openBackends(config, { requireServersFo
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry }), say);
-const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), say);
+const metricsServer = await startOrExit(
+  () => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')),
+  say,
+);
 log(`listening on ${config.API_HOST}:${api.port}`);
 log(`metrics on ${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 onShutdown([backends.close, api.close, metricsServer.close], log);

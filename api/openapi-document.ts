@@ -43,7 +43,10 @@ const security = [{ apiKey: [] }];
 type Parameter = { name: string; in: 'query'; required?: boolean; description: string; schema: Record<string, unknown> };
 const query = (name: string, description: string, schema: Record<string, unknown>): Parameter => ({ name, in: 'query', description, schema });
 const day = (name: string, what: string) =>
-  query(name, `${what} calendar day (YYYY-MM-DD) in the organisation's time zone; from and to span at most ${MAX_RANGE_DAYS} days.`, { type: 'string', format: 'date' });
+  query(name, `${what} calendar day (YYYY-MM-DD) in the organisation's time zone; from and to span at most ${MAX_RANGE_DAYS} days.`, {
+    type: 'string',
+    format: 'date',
+  });
 const EVENT_FILTERS: Parameter[] = [
   query('shortCode', 'Only events of this link.', { type: 'string', minLength: 1 }),
   query('clickSource', 'Only events of this click source (case-insensitive).', { type: 'string', enum: [...CLICK_SOURCES] }),
@@ -88,7 +91,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
       '/link/external/v1/shortenedUrl/save': {
         post: {
           operationId: 'saveShortUrl',
-          summary: 'Create a short URL, or update the organisation\'s link with the same shortCode (merge).',
+          summary: "Create a short URL, or update the organisation's link with the same shortCode (merge).",
           security,
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SaveLinkRequest' } } } },
           responses: { ...ok('#/components/schemas/ShortUrl'), ...errorResponses(['SML002', 'VE001', 'DL001', 'QE001', 'FE001', ...COMMON]) },
@@ -101,7 +104,15 @@ export function buildOpenApiDocument(serverUrl: string): object {
           security,
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', minItems: 1, maxItems: BULK_MAX, items: { $ref: '#/components/schemas/SaveLinkRequest' } } }, required: ['data'] } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { data: { type: 'array', minItems: 1, maxItems: BULK_MAX, items: { $ref: '#/components/schemas/SaveLinkRequest' } } },
+                  required: ['data'],
+                },
+              },
+            },
           },
           responses: { ...ok('#/components/schemas/BulkSaveResponse'), ...errorResponses(['SML002', 'VE001', ...COMMON]) },
         },
@@ -109,7 +120,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
       '/link/external/v1/shortenedUrl': {
         get: {
           operationId: 'listShortUrls',
-          summary: 'List the organisation\'s short URLs (createdAt descending), filtered by the query DSL.',
+          summary: "List the organisation's short URLs (createdAt descending), filtered by the query DSL.",
           security,
           parameters: [
             { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_PAGE, default: 0 } },
@@ -138,7 +149,10 @@ export function buildOpenApiDocument(serverUrl: string): object {
             '200': {
               description: 'The export file: one AnalyticsEvent per line (NDJSON), or a header row and one record per event (CSV).',
               content: {
-                'application/x-ndjson': { schema: { type: 'string', description: 'One AnalyticsEvent object per line.' }, 'x-item-schema': { $ref: '#/components/schemas/AnalyticsEvent' } },
+                'application/x-ndjson': {
+                  schema: { type: 'string', description: 'One AnalyticsEvent object per line.' },
+                  'x-item-schema': { $ref: '#/components/schemas/AnalyticsEvent' },
+                },
                 'text/csv': { schema: { type: 'string' } },
               },
             },

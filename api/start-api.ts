@@ -13,9 +13,18 @@ import type { Backends } from '../shared/runtime/open-backends.ts';
 import type { Telemetry } from '../shared/runtime/telemetry.ts';
 import { buildApi } from './build-api.ts';
 
-export async function startApi(backends: Backends, config: ApiConfig, o: { logger: Logger; telemetry: Telemetry }): Promise<{ port: number; close(): Promise<void> }> {
+export async function startApi(
+  backends: Backends,
+  config: ApiConfig,
+  o: { logger: Logger; telemetry: Telemetry },
+): Promise<{ port: number; close(): Promise<void> }> {
   const { store } = await backends.analytics();
-  const previews = { previews: backends.previewStore, allowPrivate: config.PREVIEW_ALLOW_PRIVATE, onError: (err: unknown, url: string) => o.logger.warn({ url, err: err instanceof Error ? err.message : String(err) }, 'preview fetch failed'), telemetry: o.telemetry };
+  const previews = {
+    previews: backends.previewStore,
+    allowPrivate: config.PREVIEW_ALLOW_PRIVATE,
+    onError: (err: unknown, url: string) => o.logger.warn({ url, err: err instanceof Error ? err.message : String(err) }, 'preview fetch failed'),
+    telemetry: o.telemetry,
+  };
   let port = config.API_PORT;
   const previewQueue = new PreviewFetchQueue({
     concurrency: config.PREVIEW_FETCH_CONCURRENCY,

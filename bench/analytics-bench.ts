@@ -224,7 +224,13 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function stats(samples: readonly number[]): LatencyStats {
   const s = [...samples].sort((a, b) => a - b);
-  return { n: s.length, p50Ms: round(percentile(s, 50)), p99Ms: round(percentile(s, 99)), minMs: round(s[0] ?? Number.NaN), maxMs: round(s.at(-1) ?? Number.NaN) };
+  return {
+    n: s.length,
+    p50Ms: round(percentile(s, 50)),
+    p99Ms: round(percentile(s, 99)),
+    minMs: round(s[0] ?? Number.NaN),
+    maxMs: round(s.at(-1) ?? Number.NaN),
+  };
 }
 
 function median(values: readonly number[]): number {
@@ -573,7 +579,9 @@ async function ingestStoreInsert(ctx: Ctx, records: readonly EventRecord[]): Pro
 /** Baseline: the same rows as pre-built Native blocks (encoded outside the timing), straight into chDB, same settings, batching and concurrency. */
 async function ingestRaw(ctx: Ctx, records: readonly EventRecord[]): Promise<{ ms: number; cpuMicros: number }> {
   const blocks = batches(records, INGEST_BATCH).map((b) => encodeEventBlock(batchFromRecords(b)));
-  return timed(() => pool(blocks, INGEST_CONCURRENCY, (block) => ctx.store.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, insertSettings(randomUUID()))));
+  return timed(() =>
+    pool(blocks, INGEST_CONCURRENCY, (block) => ctx.store.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, insertSettings(randomUUID()))),
+  );
 }
 
 async function enrichOnly(ctx: Ctx, hits: readonly RawHit[]): Promise<{ ms: number; records: EventRecord[] }> {
@@ -643,7 +651,7 @@ interface Dataset {
 async function loadDataset(ctx: Ctx): Promise<Dataset> {
   const { config } = ctx;
   const orgs = ORG_SHARES.map(() => randomUUID());
-  const todayMicros = (BigInt(Date.now()) * 1000n / DAY_MICROS) * DAY_MICROS;
+  const todayMicros = ((BigInt(Date.now()) * 1000n) / DAY_MICROS) * DAY_MICROS;
   const baseMicros = todayMicros - BigInt(RANGE_DAYS) * DAY_MICROS;
   const params: QueryParams = {
     org0: orgs[0] ?? '',
@@ -676,7 +684,13 @@ interface PageScenario {
 /** A browse page and the same SQL with the same parameters the store binds. */
 function browseScenario(ctx: Ctx, name: string, orgId: string, req: BrowseRequest): PageScenario {
   const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, 'UTC');
-  const params: Record<string, string | number> = { orgId, fromMicros: fromMicros.toString(), toMicros: toMicros.toString(), limit: req.limit + 1, ...filterParams(req.filters) };
+  const params: Record<string, string | number> = {
+    orgId,
+    fromMicros: fromMicros.toString(),
+    toMicros: toMicros.toString(),
+    limit: req.limit + 1,
+    ...filterParams(req.filters),
+  };
   if (req.cursor) {
     params.cursorMicros = req.cursor.createdAtMicros.toString();
     params.cursorEventId = req.cursor.eventId;
@@ -730,9 +744,25 @@ async function benchPages(ctx: Ctx, data: Dataset): Promise<PageResult[]> {
   const to = isoDate(data.baseMicros + BigInt(RANGE_DAYS - 1) * DAY_MICROS);
   const midMicros = data.baseMicros + (BigInt(RANGE_DAYS) * DAY_MICROS) / 2n;
   const lastDay = isoDate(data.baseMicros + BigInt(RANGE_DAYS - 1) * DAY_MICROS);
-  const browse = (limit: number, extra: Partial<BrowseRequest> = {}): BrowseRequest => ({ mode: 'browse', from, to, cursor: null, limit, filters: NO_FILTERS, ...extra });
-  const sync = (limit: number, sinceMicros: bigint, afterEventId: string | null): SyncRequest => ({ mode: 'sync', sinceMicros, afterEventId, limit, filters: NO_FILTERS });
-  const tailSince = BigInt(await scalar(ctx.raw, `SELECT toUnixTimestamp64Micro(max(ingested_at)) - 10000000 FROM ${EVENTS_TABLE} WHERE org_id = {org:String}`, { org }));
+  const browse = (limit: number, extra: Partial<BrowseRequest> = {}): BrowseRequest => ({
+    mode: 'browse',
+    from,
+    to,
+    cursor: null,
+    limit,
+    filters: NO_FILTERS,
+    ...extra,
+  });
+  const sync = (limit: number, sinceMicros: bigint, afterEventId: string | null): SyncRequest => ({
+    mode: 'sync',
+    sinceMicros,
+    afterEventId,
+    limit,
+    filters: NO_FILTERS,
+  });
+  const tailSince = BigInt(
+    await scalar(ctx.raw, `SELECT toUnixTimestamp64Micro(max(ingested_at)) - 10000000 FROM ${EVENTS_TABLE} WHERE org_id = {org:String}`, { org }),
+  );
   const cursor = { createdAtMicros: midMicros, eventId: ZERO_UUID };
   const scenarios: PageScenario[] = [
     browseScenario(ctx, 'browse 90d first page, limit 100', org, browse(100)),
@@ -740,7 +770,12 @@ async function benchPages(ctx: Ctx, data: Dataset): Promise<PageResult[]> {
     browseScenario(ctx, 'browse 90d deep page (cursor mid-range), limit 100', org, browse(100, { cursor })),
     browseScenario(ctx, 'browse 90d deep page (cursor mid-range), limit 5000', org, browse(5000, { cursor })),
     browseScenario(ctx, `browse 90d shortCode=${TAIL_CODE} (tail link), limit 100`, org, browse(100, { filters: { ...NO_FILTERS, shortCode: TAIL_CODE } })),
-    browseScenario(ctx, 'browse 90d eventType=METADATA_PREVIEW+clickSource=EMBED, limit 100', org, browse(100, { filters: { shortCode: null, clickSource: 'EMBED', eventType: 'METADATA_PREVIEW' } })),
+    browseScenario(
+      ctx,
+      'browse 90d eventType=METADATA_PREVIEW+clickSource=EMBED, limit 100',
+      org,
+      browse(100, { filters: { shortCode: null, clickSource: 'EMBED', eventType: 'METADATA_PREVIEW' } }),
+    ),
     browseScenario(ctx, 'browse 1 day (last), limit 100', org, browse(100, { from: lastDay, to: lastDay })),
     syncScenario(ctx, 'sync from the start (since=epoch), limit 100', org, sync(100, 0n, null)),
     syncScenario(ctx, 'sync from the start (since=epoch), limit 5000', org, sync(5000, 0n, null)),
@@ -949,24 +984,60 @@ export function formatReport(r: AnalyticsBenchResult): string {
     `Analytics bench — ${r.machine.cpuModel}, ${r.machine.cores} cores, ${r.machine.engine}, node ${r.machine.node}; ` +
       `${fmt(r.dataset.events)} events (${fmt(r.dataset.largestOrgEvents)} in the browsed org) over ${r.dataset.days} days; ${r.totalSeconds} s total`,
   );
-  out.push('', `Ingest (${fmt(r.config.ingestEvents)} events per path, median of ${r.config.ingestRounds} round(s); ${INGEST_CONCURRENCY} batches in flight, of ${INGEST_BATCH} events on the insert paths and of the write buffer's default size on the product path)`);
+  out.push(
+    '',
+    `Ingest (${fmt(r.config.ingestEvents)} events per path, median of ${r.config.ingestRounds} round(s); ${INGEST_CONCURRENCY} batches in flight, of ${INGEST_BATCH} events on the insert paths and of the write buffer's default size on the product path)`,
+  );
   out.push(
     table(
       ['path', 'events/s', 'vs raw', 'CPU µs/event', 'events/s per core'],
       [
-        ['product: RawHit → EventWriteBuffer (enrich + insert) → store', fmt(i.product.rowsPerSec), `${i.ratioProductToRaw}×`, String(i.product.cpuMicrosPerRow ?? ''), fmt(i.product.rowsPerCoreSec ?? 0)],
-        ['  store.insert(records) only (no enrichment, no buffer)', fmt(i.storeInsertOnly.rowsPerSec), `${i.ratioStoreInsertToRaw}×`, String(i.storeInsertOnly.cpuMicrosPerRow ?? ''), fmt(i.storeInsertOnly.rowsPerCoreSec ?? 0)],
+        [
+          'product: RawHit → EventWriteBuffer (enrich + insert) → store',
+          fmt(i.product.rowsPerSec),
+          `${i.ratioProductToRaw}×`,
+          String(i.product.cpuMicrosPerRow ?? ''),
+          fmt(i.product.rowsPerCoreSec ?? 0),
+        ],
+        [
+          '  store.insert(records) only (no enrichment, no buffer)',
+          fmt(i.storeInsertOnly.rowsPerSec),
+          `${i.ratioStoreInsertToRaw}×`,
+          String(i.storeInsertOnly.cpuMicrosPerRow ?? ''),
+          fmt(i.storeInsertOnly.rowsPerCoreSec ?? 0),
+        ],
         ['  HitEnricher.enrich only (CPU, no store)', fmt(i.enrichOnly.rowsPerSec), '', '', ''],
-        ['baseline: chDB insert of pre-built Native blocks, same batches', fmt(i.rawInsert.rowsPerSec), '1×', String(i.rawInsert.cpuMicrosPerRow ?? ''), fmt(i.rawInsert.rowsPerCoreSec ?? 0)],
+        [
+          'baseline: chDB insert of pre-built Native blocks, same batches',
+          fmt(i.rawInsert.rowsPerSec),
+          '1×',
+          String(i.rawInsert.cpuMicrosPerRow ?? ''),
+          fmt(i.rawInsert.rowsPerCoreSec ?? 0),
+        ],
         ['engine ceiling: one INSERT … SELECT FROM numbers_mt() (data set load)', fmt(i.engineBulk.rowsPerSec), '', '', ''],
       ],
     ),
   );
-  out.push('', `Pages (ms over n repetitions; p99 is nearest-rank, i.e. the max when n < 100; raw = the store's SQL and parameters straight to chDB, bytes not parsed; FINAL cost = raw / raw without FINAL)`);
+  out.push(
+    '',
+    `Pages (ms over n repetitions; p99 is nearest-rank, i.e. the max when n < 100; raw = the store's SQL and parameters straight to chDB, bytes not parsed; FINAL cost = raw / raw without FINAL)`,
+  );
   out.push(
     table(
       ['scenario', 'rows', 'n', 'store p50', 'store p99', 'raw p50', 'raw p99', 'store/raw p50', 'store/raw p99', 'raw no-FINAL p50', 'FINAL cost'],
-      r.pages.map((p) => [p.name, p.rows, p.store.n, p.store.p50Ms, p.store.p99Ms, p.raw.p50Ms, p.raw.p99Ms, `${p.ratioP50}×`, `${p.ratioP99}×`, p.rawNoFinal.p50Ms, `${p.finalCostP50}×`]),
+      r.pages.map((p) => [
+        p.name,
+        p.rows,
+        p.store.n,
+        p.store.p50Ms,
+        p.store.p99Ms,
+        p.raw.p50Ms,
+        p.raw.p99Ms,
+        `${p.ratioP50}×`,
+        `${p.ratioP99}×`,
+        p.rawNoFinal.p50Ms,
+        `${p.finalCostP50}×`,
+      ]),
     ),
   );
   const e = r.export;
@@ -977,7 +1048,10 @@ export function formatReport(r: AnalyticsBenchResult): string {
       e.runs.map((x) => [x.label, fmt(x.rowsPerSec), x.megabytes, round(x.ms / 1000, 2), x.rssBeforeMb, x.rssPeakMb, x.heapBeforeMb, x.heapPeakMb]),
     ),
   );
-  out.push('', `Peak RSS of the process (bulk load included): ${r.peakRssMb} MB. Load average start ${r.machine.loadAverageStart.join(' ')}, end ${r.machine.loadAverageEnd.join(' ')}.`);
+  out.push(
+    '',
+    `Peak RSS of the process (bulk load included): ${r.peakRssMb} MB. Load average start ${r.machine.loadAverageStart.join(' ')}, end ${r.machine.loadAverageEnd.join(' ')}.`,
+  );
   return out.join('\n');
 }
 

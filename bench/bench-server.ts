@@ -19,7 +19,11 @@ if (mode === 'bare') {
   const uws = nativeUws();
   const app = uws.App().any('/*', (res) => {
     res.cork(() => {
-      res.writeStatus('302 Found').writeHeader('Location', 'https://example.com/landing?utm_source=bench').writeHeader('Cache-Control', 'private, max-age=0').end();
+      res
+        .writeStatus('302 Found')
+        .writeHeader('Location', 'https://example.com/landing?utm_source=bench')
+        .writeHeader('Cache-Control', 'private, max-age=0')
+        .end();
     });
   });
   app.listen('127.0.0.1', 0, (socket) => {

@@ -13,7 +13,11 @@ if (!dataPath) {
 }
 const session = new Session(dataPath);
 try {
-  const result = await session.queryBindAsync(`SELECT count() AS rows, uniqExact(${EVENT_FIELDS.eventId.column}) AS distinct FROM ${EVENTS_TABLE}`, {}, { format: 'JSONEachRow' });
+  const result = await session.queryBindAsync(
+    `SELECT count() AS rows, uniqExact(${EVENT_FIELDS.eventId.column}) AS distinct FROM ${EVENTS_TABLE}`,
+    {},
+    { format: 'JSONEachRow' },
+  );
   const row = JSON.parse(result.text()) as { rows: string | number; distinct: string | number };
   process.stdout.write(`${JSON.stringify({ rows: Number(row.rows), distinct: Number(row.distinct) })}\n`);
 } finally {

@@ -214,18 +214,41 @@ function run(cmd: string[], env: Record<string, string> = {}): Promise<string> {
   });
 }
 
-type LoadResult = Omit<RoundResult, 'scenario' | 'target' | 'round' | 'tool' | 'unexpectedStatus' | 'cpuUsPerReq'> & { statuses: Record<string, number> | null; non2xx3xx: number };
+type LoadResult = Omit<RoundResult, 'scenario' | 'target' | 'round' | 'tool' | 'unexpectedStatus' | 'cpuUsPerReq'> & {
+  statuses: Record<string, number> | null;
+  non2xx3xx: number;
+};
 
 async function runLoad(tool: Tool, port: number, pathsFile: string, seconds: number, script: Script = 'paths', delayMs?: number): Promise<LoadResult> {
   if (tool === 'wrk') {
     const out = await run(
-      pin(LOAD_CORE, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-H', `Host: ${HOST}`, '-s', join(ROOT, 'bench', SCRIPT_FILES[script]), `http://127.0.0.1:${port}`, '--', pathsFile]),
+      pin(LOAD_CORE, [
+        'wrk',
+        '-t1',
+        `-c${CONNECTIONS}`,
+        `-d${seconds}s`,
+        '-H',
+        `Host: ${HOST}`,
+        '-s',
+        join(ROOT, 'bench', SCRIPT_FILES[script]),
+        `http://127.0.0.1:${port}`,
+        '--',
+        pathsFile,
+      ]),
       delayMs === undefined ? {} : { WRK_DELAY_MS: String(delayMs) },
     );
     const line = out.split('\n').find((l) => l.startsWith('JSON '));
     if (!line) throw new Error(`wrk printed no summary: ${out.slice(0, 300)}`);
     const j = JSON.parse(line.slice(5)) as { requests: number; durationUs: number; p50Us: number; p99Us: number; socketErrors: number; non2xx3xx: number };
-    return { requests: j.requests, rps: j.requests / (j.durationUs / 1e6), p50Ms: j.p50Us / 1000, p99Ms: j.p99Us / 1000, errors: j.socketErrors, statuses: null, non2xx3xx: j.non2xx3xx };
+    return {
+      requests: j.requests,
+      rps: j.requests / (j.durationUs / 1e6),
+      p50Ms: j.p50Us / 1000,
+      p99Ms: j.p99Us / 1000,
+      errors: j.socketErrors,
+      statuses: null,
+      non2xx3xx: j.non2xx3xx,
+    };
   }
   const out = await run(
     pin(LOAD_CORE, [
@@ -236,7 +259,14 @@ async function runLoad(tool: Tool, port: number, pathsFile: string, seconds: num
       JSON.stringify({ url: `http://127.0.0.1:${port}`, host: HOST, pathsFile, connections: CONNECTIONS, durationSeconds: seconds }),
     ]),
   );
-  const j = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { requests: number; rps: number; p50Ms: number; p99Ms: number; errors: number; statusCodes: Record<string, number> };
+  const j = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
+    requests: number;
+    rps: number;
+    p50Ms: number;
+    p99Ms: number;
+    errors: number;
+    statusCodes: Record<string, number>;
+  };
   return { requests: j.requests, rps: j.rps, p50Ms: j.p50Ms, p99Ms: j.p99Ms, errors: j.errors, statuses: j.statusCodes, non2xx3xx: 0 };
 }
 
@@ -346,20 +376,40 @@ export async function redirectBench(): Promise<void> {
       writeFileSync(f, `${lines.join('\n')}\n`);
       return f;
     };
-    const hotPaths = write('hot.txt', Array.from({ length: HOT_LINKS }, (_, i) => `/${code(i + 1)}`));
+    const hotPaths = write(
+      'hot.txt',
+      Array.from({ length: HOT_LINKS }, (_, i) => `/${code(i + 1)}`),
+    );
     const shuffled = Array.from({ length: LINKS }, (_, i) => i + 1);
     for (let i = shuffled.length - 1; i > 0; i--) {
       const j = Math.floor(Math.random() * (i + 1));
       [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
     }
-    const coldPaths = write('cold.txt', shuffled.map((i) => `/${code(i)}`));
+    const coldPaths = write(
+      'cold.txt',
+      shuffled.map((i) => `/${code(i)}`),
+    );
     const zipf = zipfSampler(LINKS, 42);
-    const zipfPaths = write('zipf.txt', Array.from({ length: 300_000 }, () => `/${code(1 + (shuffled[zipf()] ?? 1) - 1)}`));
-    const unknownPaths = write('unknown.txt', Array.from({ length: 1_000 }, (_, i) => `/zz${String(i).padStart(6, '0')}`));
+    const zipfPaths = write(
+      'zipf.txt',
+      Array.from({ length: 300_000 }, () => `/${code(1 + (shuffled[zipf()] ?? 1) - 1)}`),
+    );
+    const unknownPaths = write(
+      'unknown.txt',
+      Array.from({ length: 1_000 }, (_, i) => `/zz${String(i).padStart(6, '0')}`),
+    );
 
     const zipfDistinct = write('zipf-distinct.txt', [...new Set(readFileSync(zipfPaths, 'utf8').split('\n').filter(Boolean))]);
 
-    const baseEnv = { DATABASE_URL: pg.url, REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: '0', DEFAULT_SHORT_DOMAIN: HOST, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
+    const baseEnv = {
+      DATABASE_URL: pg.url,
+      REDIRECT_HOST: '127.0.0.1',
+      REDIRECT_PORT: '0',
+      DEFAULT_SHORT_DOMAIN: HOST,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      METRICS_PORT: '0',
+    };
     const bare = await startTarget('bare', {});
 
     // Each target process runs only from just before its first row to just after its last, so no
@@ -370,7 +420,7 @@ export async function redirectBench(): Promise<void> {
       pid: number;
     }
     /** Starts once, on first use. */
-    const once = <T,>(start: () => Promise<T>): (() => Promise<T>) => {
+    const once = <T>(start: () => Promise<T>): (() => Promise<T>) => {
       let started: Promise<T> | null = null;
       return () => (started ??= start());
     };
@@ -386,24 +436,30 @@ export async function redirectBench(): Promise<void> {
       const count = await countStored(dataPath);
       const ok = count.rows === handed && count.distinct === count.rows && dropped === 0;
       stored.push({ scenario, handedOff: handed, spooled, dropped, ...count, ok });
-      log(`${scenario}: handed off ${handed}, stored ${count.rows} events, ${count.distinct} distinct, spooled ${spooled}, dropped ${dropped}${ok ? '' : ' — NOT EXACTLY ONCE'}`);
+      log(
+        `${scenario}: handed off ${handed}, stored ${count.rows} events, ${count.distinct} distinct, spooled ${spooled}, dropped ${dropped}${ok ? '' : ' — NOT EXACTLY ONCE'}`,
+      );
     };
 
     // The main row: `npm start` itself, on the bench's Postgres, chDB under its own DATA_DIR.
     const wholeDataDir = join(dir, 'whole-data');
     const whole = once(async () => {
       const [api, port, metricsPort] = [await freePort(), await freePort(), await freePort()];
-      const proc = await startEntry('bin/start.ts', {
-        DATABASE_URL: pg.url,
-        DATA_DIR: wholeDataDir,
-        API_HOST: '127.0.0.1',
-        API_PORT: String(api),
-        REDIRECT_HOST: '127.0.0.1',
-        REDIRECT_PORT: String(port),
-        METRICS_PORT: String(metricsPort),
-        DEFAULT_SHORT_DOMAIN: HOST,
-        LOG_LEVEL: 'warn',
-      }, port);
+      const proc = await startEntry(
+        'bin/start.ts',
+        {
+          DATABASE_URL: pg.url,
+          DATA_DIR: wholeDataDir,
+          API_HOST: '127.0.0.1',
+          API_PORT: String(api),
+          REDIRECT_HOST: '127.0.0.1',
+          REDIRECT_PORT: String(port),
+          METRICS_PORT: String(metricsPort),
+          DEFAULT_SHORT_DOMAIN: HOST,
+          LOG_LEVEL: 'warn',
+        },
+        port,
+      );
       metricsPortOf.set(port, metricsPort);
       return { port, pid: proc.pid ?? 0, proc, metricsPort };
     });
@@ -423,15 +479,19 @@ export async function redirectBench(): Promise<void> {
       // requests per wake-up of the redirector, and more CPU per request, bare's too).
       const endpoint = await startPrinting(LOAD_CORE, [join(ROOT, 'bench', 'clickhouse-endpoint.ts'), endpointDir], {}, true);
       const [port, metricsPort] = [await freePort(), await freePort()];
-      const proc = await startEntry('redirector/main.ts', {
-        ...baseEnv,
-        REDIS_URL,
-        CLICKHOUSE_URL: `http://127.0.0.1:${endpoint.port}`,
-        REDIRECT_WORKERS: '1',
-        REDIRECT_PORT: String(port),
-        METRICS_PORT: String(metricsPort),
-        TRUST_PROXY: '1',
-      }, port);
+      const proc = await startEntry(
+        'redirector/main.ts',
+        {
+          ...baseEnv,
+          REDIS_URL,
+          CLICKHOUSE_URL: `http://127.0.0.1:${endpoint.port}`,
+          REDIRECT_WORKERS: '1',
+          REDIRECT_PORT: String(port),
+          METRICS_PORT: String(metricsPort),
+          TRUST_PROXY: '1',
+        },
+        port,
+      );
       metricsPortOf.set(port, metricsPort);
       return { port, pid: proc.pid ?? 0, proc, endpoint, metricsPort };
     });
@@ -480,12 +540,45 @@ export async function redirectBench(): Promise<void> {
       { name: 'whole-hot', sink: 'chdb', target: whole, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools: wrkOnly, after: stopWhole },
       ...(withProduction
         ? [
-            { name: 'production', sink: 'http' as const, target: production, paths: hotPaths, script: 'clients' as const, expect: 302, prime: hotPaths, tools: ['wrk' as const] },
-            { name: 'prod-fixed', sink: 'http' as const, target: production, paths: hotPaths, script: 'clients' as const, expect: 302, tools: ['wrk' as const], delayMs: FIXED_LOAD_DELAY_MS, after: stopProduction },
+            {
+              name: 'production',
+              sink: 'http' as const,
+              target: production,
+              paths: hotPaths,
+              script: 'clients' as const,
+              expect: 302,
+              prime: hotPaths,
+              tools: ['wrk' as const],
+            },
+            {
+              name: 'prod-fixed',
+              sink: 'http' as const,
+              target: production,
+              paths: hotPaths,
+              script: 'clients' as const,
+              expect: 302,
+              tools: ['wrk' as const],
+              delayMs: FIXED_LOAD_DELAY_MS,
+              after: stopProduction,
+            },
           ]
         : []),
       { name: 'hot', sink: 'discard', target: hot, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools },
-      ...(redis ? [{ name: 'warm', sink: 'discard' as const, target: warm, paths: hotPaths, script: 'paths' as const, expect: 302, prime: hotPaths, tools, after: stop(warm) }] : []),
+      ...(redis
+        ? [
+            {
+              name: 'warm',
+              sink: 'discard' as const,
+              target: warm,
+              paths: hotPaths,
+              script: 'paths' as const,
+              expect: 302,
+              prime: hotPaths,
+              tools,
+              after: stop(warm),
+            },
+          ]
+        : []),
       { name: 'cold', sink: 'discard', target: cold, paths: coldPaths, script: 'paths', expect: 302, tools, after: stop(cold) },
       { name: 'mixed-zipf', sink: 'discard', target: hot, paths: zipfPaths, script: 'paths', expect: 302, prime: zipfDistinct, tools },
       { name: 'unknown', sink: 'discard', target: hot, paths: unknownPaths, script: 'paths', expect: 404, prime: unknownPaths, tools, after: stop(hot) },
@@ -511,7 +604,11 @@ export async function redirectBench(): Promise<void> {
         // Fill the tier under test (LRU, Redis for warm, the negative cache) before measuring.
         const paths = readFileSync(s.prime, 'utf8').split('\n').filter(Boolean);
         for (let i = 0; i < paths.length; i += 50) {
-          await Promise.all(paths.slice(i, i + 50).map((p) => fetch(`http://127.0.0.1:${t.port}${p}`, { redirect: 'manual', headers: { host: HOST } }).then((r) => r.arrayBuffer())));
+          await Promise.all(
+            paths
+              .slice(i, i + 50)
+              .map((p) => fetch(`http://127.0.0.1:${t.port}${p}`, { redirect: 'manual', headers: { host: HOST } }).then((r) => r.arrayBuffer())),
+          );
         }
       }
       for (const tool of s.tools) {
@@ -529,7 +626,13 @@ export async function redirectBench(): Promise<void> {
             const cpuUsPerReq = r.requests > 0 ? (cpuMicros(pid) - cpuBefore) / r.requests : 0;
             const hits = target === 'redirector' ? (await handedOff(port)) - before : undefined;
             const expected = target === 'bare' ? 302 : s.expect;
-            const unexpectedStatus = r.statuses ? Object.entries(r.statuses).filter(([k]) => Number(k) !== expected).reduce((n, [, v]) => n + v, 0) : expected === 404 ? 0 : r.non2xx3xx;
+            const unexpectedStatus = r.statuses
+              ? Object.entries(r.statuses)
+                  .filter(([k]) => Number(k) !== expected)
+                  .reduce((n, [, v]) => n + v, 0)
+              : expected === 404
+                ? 0
+                : r.non2xx3xx;
             const expectHits = s.expect === 302 ? r.requests : 0;
             const hitsOk = hits === undefined ? undefined : hits - expectHits >= 0 && hits - expectHits <= (s.expect === 302 ? CONNECTIONS : 0);
             const row: RoundResult = {
@@ -608,9 +711,21 @@ export async function redirectBench(): Promise<void> {
           `${r.scenario.padEnd(11)} ${r.sink.padEnd(8)} ${r.tool.padEnd(10)} ${pad(String(Math.round(r.redirectorRps)), 9)} ${pad(r.p50Ms.toFixed(2), 7)} ${pad(r.p99Ms.toFixed(2), 7)} ${pad(String(Math.round(r.bareRps)), 9)} ${pad(r.bareP99Ms.toFixed(2), 8)} ${pad(`${r.ratio.toFixed(2)}x`, 6)} ${pad(r.cpuUsPerReq.toFixed(1), 10)} ${pad(r.bareCpuUsPerReq.toFixed(1), 8)} ${pad(`${r.cpuRatio.toFixed(2)}x`, 6)}`,
       ),
     ];
-    process.stdout.write(`\nRedirect benchmark (${CONNECTIONS} connections, ${ROUND_SECONDS} s rounds, medians of interleaved rounds; ratio and cpu × = median of each bare→target pair's own ratio; cpu = process CPU per answered request)\n${lines.join('\n')}\n`);
-    const row = (name: string): (typeof summary)[number] | undefined => summary.find((r) => r.scenario === name && r.tool === tools[0]) ?? summary.find((r) => r.scenario === name);
-    const [whole1, prod, prodFixed, hot1, warm1, cold1, zipf1, unknown1] = ['whole-hot', 'production', 'prod-fixed', 'hot', 'warm', 'cold', 'mixed-zipf', 'unknown'].map(row);
+    process.stdout.write(
+      `\nRedirect benchmark (${CONNECTIONS} connections, ${ROUND_SECONDS} s rounds, medians of interleaved rounds; ratio and cpu × = median of each bare→target pair's own ratio; cpu = process CPU per answered request)\n${lines.join('\n')}\n`,
+    );
+    const row = (name: string): (typeof summary)[number] | undefined =>
+      summary.find((r) => r.scenario === name && r.tool === tools[0]) ?? summary.find((r) => r.scenario === name);
+    const [whole1, prod, prodFixed, hot1, warm1, cold1, zipf1, unknown1] = [
+      'whole-hot',
+      'production',
+      'prod-fixed',
+      'hot',
+      'warm',
+      'cold',
+      'mixed-zipf',
+      'unknown',
+    ].map(row);
     const targets = {
       wholeHotAtLeast05xBare: whole1 ? whole1.ratio >= 0.5 : null,
       productionCpuPerClickAtMost15xBare: prod ? prod.cpuRatio <= 1.5 : null,
@@ -642,7 +757,11 @@ export async function redirectBench(): Promise<void> {
           connections: CONNECTIONS,
           roundSeconds: ROUND_SECONDS,
           links: LINKS,
-          sinks: { chdb: 'npm start: write buffer into chDB, counted after exit', http: 'production redirector: Native over HTTP to a ClickHouse endpoint, counted after exit', discard: 'hits counted and dropped (diagnostic of the redirect path)' },
+          sinks: {
+            chdb: 'npm start: write buffer into chDB, counted after exit',
+            http: 'production redirector: Native over HTTP to a ClickHouse endpoint, counted after exit',
+            discard: 'hits counted and dropped (diagnostic of the redirect path)',
+          },
           summary,
           targets,
           stored,

@@ -11,7 +11,10 @@ interface Bench {
 }
 
 const BENCHES: Readonly<Record<string, Bench>> = {
-  redirect: { summary: 'whole click (npm start) and production redirector vs a bare uWS 302 server, then hot, warm, cold, mixed-zipf, unknown (about 8 min)', run: redirectBench },
+  redirect: {
+    summary: 'whole click (npm start) and production redirector vs a bare uWS 302 server, then hot, warm, cold, mixed-zipf, unknown (about 8 min)',
+    run: redirectBench,
+  },
   analytics: { summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run)', run: analyticsBench },
   all: {
     summary: 'redirect, then analytics',

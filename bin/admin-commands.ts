@@ -65,7 +65,15 @@ function limit(values: Values, name: string): number | null | undefined {
 }
 
 const orgOf = (ctx: AdminContext, values: Values) => getOrganization(ctx.sql, need(values, 'org'));
-const orgJson = (o: Organization) => ({ id: o.id, name: o.name, plan: o.plan, timezone: o.timezone, suspended: o.suspended, limits: o.limits, overrides: o.overrides });
+const orgJson = (o: Organization) => ({
+  id: o.id,
+  name: o.name,
+  plan: o.plan,
+  timezone: o.timezone,
+  suspended: o.suspended,
+  limits: o.limits,
+  overrides: o.overrides,
+});
 const status = (o: Organization) => (o.suspended ? 'suspended' : 'active');
 
 const ORG: OptionSpec = { name: 'org', value: 'ID', required: true, help: 'the organisation id' };
@@ -110,7 +118,10 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       const orgs = await listOrganizations(ctx.sql);
       return {
         json: { organizations: orgs.map(orgJson) },
-        text: textTable(['ID', 'NAME', 'PLAN', 'TIMEZONE', 'STATUS'], orgs.map((o) => [o.id, o.name, o.plan, o.timezone, status(o)])),
+        text: textTable(
+          ['ID', 'NAME', 'PLAN', 'TIMEZONE', 'STATUS'],
+          orgs.map((o) => [o.id, o.name, o.plan, o.timezone, status(o)]),
+        ),
       };
     },
   },
@@ -166,10 +177,19 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   {
     name: 'key create',
     summary: 'Creates an API key; its value is printed once and stored only as a hash.',
-    options: [ORG, { name: 'label', value: 'L', required: true, help: 'a label unique in the organisation' }, { name: 'scopes', value: SCOPES.join(','), help: 'comma-separated scopes (default: all)' }],
+    options: [
+      ORG,
+      { name: 'label', value: 'L', required: true, help: 'a label unique in the organisation' },
+      { name: 'scopes', value: SCOPES.join(','), help: 'comma-separated scopes (default: all)' },
+    ],
     run: async (ctx, v) => {
       const o = await orgOf(ctx, v);
-      const scopes = v.scopes === undefined ? [...SCOPES] : String(v.scopes).split(',').map((s) => s.trim());
+      const scopes =
+        v.scopes === undefined
+          ? [...SCOPES]
+          : String(v.scopes)
+              .split(',')
+              .map((s) => s.trim());
       const bad = scopes.filter((s) => !isScope(s));
       if (bad.length) throw new UsageError(`unknown scope(s) ${bad.join(', ')}; valid: ${SCOPES.join(', ')}`);
       const k = await createApiKey(ctx.sql, o.id, need(v, 'label'), scopes as Scope[]);
@@ -195,7 +215,10 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       const keys = await listApiKeys(ctx.sql, o.id);
       return {
         json: { keys },
-        text: textTable(['LABEL', 'STATUS', 'SCOPES', 'CREATED'], keys.map((k) => [k.label, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt])),
+        text: textTable(
+          ['LABEL', 'STATUS', 'SCOPES', 'CREATED'],
+          keys.map((k) => [k.label, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt]),
+        ),
       };
     },
   },
@@ -225,14 +248,21 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       const apps = await listApps(ctx.sql, o.id);
       return {
         json: { apps },
-        text: textTable(['MOBILE APP ID', 'PLATFORM', 'NAME', 'STATUS', 'STORE URL'], apps.map((a) => [a.mobileAppId, a.platform, a.name, a.active ? 'active' : 'removed', a.storeUrl])),
+        text: textTable(
+          ['MOBILE APP ID', 'PLATFORM', 'NAME', 'STATUS', 'STORE URL'],
+          apps.map((a) => [a.mobileAppId, a.platform, a.name, a.active ? 'active' : 'removed', a.storeUrl]),
+        ),
       };
     },
   },
   {
     name: 'app update',
     summary: "Changes an app's store URL.",
-    options: [ORG, { name: 'app', value: 'MOBILE_APP_ID', required: true, help: 'the app' }, { name: 'store-url', value: 'U', required: true, help: 'absolute http(s) store URL' }],
+    options: [
+      ORG,
+      { name: 'app', value: 'MOBILE_APP_ID', required: true, help: 'the app' },
+      { name: 'store-url', value: 'U', required: true, help: 'absolute http(s) store URL' },
+    ],
     run: async (ctx, v) => {
       const a = await updateStoreUrl(ctx.sql, need(v, 'org'), need(v, 'app'), storeUrl(need(v, 'store-url')));
       return { json: a, text: `app ${a.mobileAppId} store URL set` };
@@ -265,7 +295,10 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       const domains = await listDomains(ctx.sql, o.id);
       return {
         json: { domains },
-        text: textTable(['HOST', 'PRIMARY', 'STATUS'], domains.map((d) => [d.host, d.isPrimary ? 'yes' : 'no', d.active ? 'active' : 'removed'])),
+        text: textTable(
+          ['HOST', 'PRIMARY', 'STATUS'],
+          domains.map((d) => [d.host, d.isPrimary ? 'yes' : 'no', d.active ? 'active' : 'removed']),
+        ),
       };
     },
   },
@@ -281,7 +314,11 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   {
     name: 'link create',
     summary: 'Creates a link with a generated short code.',
-    options: [ORG, { name: 'url', value: 'U', required: true, help: 'the destination URL' }, { name: 'by', value: 'EMAIL', required: true, help: 'who creates it (an e-mail address)' }],
+    options: [
+      ORG,
+      { name: 'url', value: 'U', required: true, help: 'the destination URL' },
+      { name: 'by', value: 'EMAIL', required: true, help: 'who creates it (an e-mail address)' },
+    ],
     run: async (ctx, v) => {
       const by = email(need(v, 'by'));
       const { view } = await saveLink(

@@ -21,7 +21,10 @@ function fail(message: string, usage: string): never {
 
 let parsed: { values: Values; positionals: string[] };
 try {
-  parsed = parseArgs({ args: process.argv.slice(2), options: parserOptions(ADMIN_COMMANDS), allowPositionals: true, strict: true }) as { values: Values; positionals: string[] };
+  parsed = parseArgs({ args: process.argv.slice(2), options: parserOptions(ADMIN_COMMANDS), allowPositionals: true, strict: true }) as {
+    values: Values;
+    positionals: string[];
+  };
 } catch (err) {
   fail((err as Error).message, overview(INVOCATION, ADMIN_COMMANDS));
 }

@@ -76,7 +76,7 @@ export function commandHelp(invocation: string, command: CommandSpec): string {
   const labels = all.map((o) => (o.value === undefined ? `--${o.name}` : `--${o.name} ${o.value}`));
   const width = Math.max(...labels.map((l) => l.length));
   const lines = [`usage: ${invocation} ${synopsis(command)} [--json]`, '', command.summary, '', 'options:'];
-  all.forEach((o, i) => lines.push(`  ${labels[i]!.padEnd(width)}  ${o.help}${o.required ? ' (required)' : ''}`));
+  for (const [i, o] of all.entries()) lines.push(`  ${(labels[i] ?? '').padEnd(width)}  ${o.help}${o.required ? ' (required)' : ''}`);
   return lines.join('\n');
 }
 
@@ -92,6 +92,6 @@ export function resolveCommand<C extends CommandSpec>(commands: readonly C[], wo
   const joined = words.join(' ');
   const command = commands.find((c) => c.name === joined);
   if (command) return { kind: 'command', command };
-  if (words.length === 1 && commands.some((c) => c.name.split(' ')[0] === words[0])) return { kind: 'group', group: words[0]! };
+  if (words.length === 1 && commands.some((c) => c.name.split(' ')[0] === words[0])) return { kind: 'group', group: words[0] ?? '' };
   return { kind: 'unknown', words: joined };
 }

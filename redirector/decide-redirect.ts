@@ -43,17 +43,7 @@ export interface DecisionInput {
   shortLinkBase: string;
 }
 
-export type Outcome =
-  | 'redirect'
-  | 'cloak'
-  | 'app_page'
-  | 'app_fallback'
-  | 'preview'
-  | 'qr'
-  | 'not_found'
-  | 'archived'
-  | 'suspended'
-  | 'quota_exhausted';
+export type Outcome = 'redirect' | 'cloak' | 'app_page' | 'app_fallback' | 'preview' | 'qr' | 'not_found' | 'archived' | 'suspended' | 'quota_exhausted';
 
 export interface HitSpec {
   eventType: EventType;
@@ -102,7 +92,7 @@ export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'host
 
 /** A suspended organisation's links answer 403 SML010; an unknown organisation is not suspended. */
 export function isSuspended(org: Organization | null): boolean {
-  return org !== null && org.suspended;
+  return org?.suspended === true;
 }
 
 export function hostServes(hostDomain: Domain | null, link: Link): boolean {
@@ -167,16 +157,12 @@ function shortUrlOf(input: DecisionInput, link: Link): string {
 }
 
 /** The entry whose registered app serves the visitor's platform (WEB serves non-mobile devices). */
-export function pickDeepLink(
-  link: Link,
-  apps: ReadonlyMap<string, MobileApp | null>,
-  userAgent: string,
-): { entry: DeepLink; app: MobileApp } | null {
+export function pickDeepLink(link: Link, apps: ReadonlyMap<string, MobileApp | null>, userAgent: string): { entry: DeepLink; app: MobileApp } | null {
   const platform = detectPlatform(userAgent);
   const wanted = platform === 'OTHER' ? 'WEB' : platform;
   for (const entry of link.deepLinks) {
     const app = apps.get(entry.mobileAppId);
-    if (app && app.active && app.orgId === link.orgId && app.platform === wanted) return { entry, app };
+    if (app?.active && app.orgId === link.orgId && app.platform === wanted) return { entry, app };
   }
   return null;
 }

@@ -80,7 +80,14 @@ beforeAll(async () => {
     clickCounter: new MemoryClickCounterStore(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: sink,
-    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: 'sho.rt', SHUTDOWN_GRACE_MS: 10_000 },
+    config: {
+      REDIRECT_HOST: '127.0.0.1',
+      REDIRECT_PORT: 0,
+      LINK_CACHE_ENTRIES: 100,
+      TRUST_PROXY: { kind: 'hops', hops: 0 },
+      DEFAULT_SHORT_DOMAIN: 'sho.rt',
+      SHUTDOWN_GRACE_MS: 10_000,
+    },
   });
 });
 

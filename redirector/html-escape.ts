@@ -12,7 +12,7 @@ const REPLACEMENTS: Readonly<Record<string, string>> = {
   '=': '&#61;',
 };
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes
 const UNSAFE = /[&<>"'`=\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 
 export function escapeHtml(value: string): string {

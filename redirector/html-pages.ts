@@ -56,7 +56,7 @@ export function cloakPage(destination: string, meta: PreviewMetadata, shortUrl: 
 /** Opens the app, then falls back unless the page got hidden (the app came to the front). */
 const APP_SCRIPT =
   "(function(){var d=document.getElementById('t');var f=d.getAttribute('data-fallback');" +
-  "var t=setTimeout(function(){if(!document.hidden)window.location.replace(f)},1500);" +
+  'var t=setTimeout(function(){if(!document.hidden)window.location.replace(f)},1500);' +
   "document.addEventListener('visibilitychange',function(){if(document.hidden)clearTimeout(t)});" +
   "window.location.href=d.getAttribute('data-open')})();";
 const APP_SCRIPT_HASH = createHash('sha256').update(APP_SCRIPT).digest('base64');

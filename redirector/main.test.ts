@@ -100,10 +100,14 @@ describe.skipIf(!redisUrl)('npm run start:redirector (cluster)', () => {
       // the primary's METRICS_PORT shows it, summed over both workers.
       const sample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
       let metrics = '';
-      await until(async () => {
-        metrics = (await send(metricsPort, '/metrics')).text;
-        return sample(metrics, 'shortlink_analytics_insert_failures_total') > 0 && sample(metrics, 'shortlink_analytics_spooled_batches_total') > 0;
-      }, 15_000, 250);
+      await until(
+        async () => {
+          metrics = (await send(metricsPort, '/metrics')).text;
+          return sample(metrics, 'shortlink_analytics_insert_failures_total') > 0 && sample(metrics, 'shortlink_analytics_spooled_batches_total') > 0;
+        },
+        15_000,
+        250,
+      );
       expect(sample(metrics, 'redirector_workers')).toBe(2);
       expect(sample(metrics, 'redirector_requests_total{outcome="redirect"}')).toBeGreaterThanOrEqual(30);
       expect(sample(metrics, 'shortlink_analytics_spooled_bytes_total')).toBeGreaterThan(0);
@@ -114,7 +118,9 @@ describe.skipIf(!redisUrl)('npm run start:redirector (cluster)', () => {
         // Exit 1 would be a text promtool cannot parse; 3 is lint findings. prom-client's own
         // default gauges nodejs_active_{handles,requests,resources}_total are the only ones allowed.
         const lint = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
-        const findings = `${lint.stdout}${lint.stderr}`.split('\n').filter((l) => l !== '' && !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(l));
+        const findings = `${lint.stdout}${lint.stderr}`
+          .split('\n')
+          .filter((l) => l !== '' && !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(l));
         expect({ status: lint.status === 3 && findings.length === 0 ? 0 : lint.status, findings }).toEqual({ status: 0, findings: [] });
       }
     } finally {

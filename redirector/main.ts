@@ -20,7 +20,7 @@ import { aggregateMetrics, createProcessMetrics } from '../shared/runtime/promet
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { EXIT_CONFIG, onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { announceReady, answerMetricsCollections, awaitInit, servePrimary, workerReady } from './cluster-messages.ts';
-import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { createRedirectorServer } from './create-redirector.ts';
 import { nativeUws, UwsFallbackError } from './uws-native.ts';
 
 const EXIT_UWS_FALLBACK = 3;

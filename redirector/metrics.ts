@@ -97,14 +97,14 @@ export class RedirectorMetrics {
     const s: MetricsSnapshot = {};
     for (const [o, c] of this.#requests) s[`redirector_requests_total{outcome="${o}"}`] = c.n;
     for (const k of KINDS) for (const t of TIERS) s[`redirector_cache_hits_total{kind="${k}",tier="${t}"}`] = this.#cache[k][t];
-    s['redirector_events_handed_off_total'] = this.#hits;
-    s['redirector_internal_errors_total'] = this.#errors;
-    s['redirector_event_queue_depth'] = this.gauges.eventQueueDepth?.() ?? 0;
-    s['redirector_event_flush_latency_seconds'] = (this.gauges.eventFlushLatencyMs?.() ?? 0) / 1000;
-    s['redirector_click_counts_pending'] = this.gauges.pendingClicks?.() ?? 0;
-    s['redirector_usage_flushes_total'] = this.#flushCount;
-    s['redirector_usage_flush_seconds_total'] = this.#flushSecondsSum;
-    s['redirector_workers'] = 1;
+    s.redirector_events_handed_off_total = this.#hits;
+    s.redirector_internal_errors_total = this.#errors;
+    s.redirector_event_queue_depth = this.gauges.eventQueueDepth?.() ?? 0;
+    s.redirector_event_flush_latency_seconds = (this.gauges.eventFlushLatencyMs?.() ?? 0) / 1000;
+    s.redirector_click_counts_pending = this.gauges.pendingClicks?.() ?? 0;
+    s.redirector_usage_flushes_total = this.#flushCount;
+    s.redirector_usage_flush_seconds_total = this.#flushSecondsSum;
+    s.redirector_workers = 1;
     return s;
   }
 }
@@ -131,12 +131,38 @@ export function exposeRedirectorMetrics(registry: Registry, m: RedirectorMetrics
     () => KINDS.flatMap((kind) => m.cacheMisses(kind, o.sharedTier).map(([tier, n]) => [{ kind, tier }, n] as const)),
     { labelNames: ['kind', 'tier'] },
   );
-  readCounter(registry, 'redirector_events_handed_off_total', 'Click and preview events handed to the analytics sink.', () => m.snapshot()['redirector_events_handed_off_total'] ?? 0);
-  readCounter(registry, 'redirector_internal_errors_total', 'Requests that failed with an internal error (500).', () => m.snapshot()['redirector_internal_errors_total'] ?? 0);
+  readCounter(
+    registry,
+    'redirector_events_handed_off_total',
+    'Click and preview events handed to the analytics sink.',
+    () => m.snapshot().redirector_events_handed_off_total ?? 0,
+  );
+  readCounter(
+    registry,
+    'redirector_internal_errors_total',
+    'Requests that failed with an internal error (500).',
+    () => m.snapshot().redirector_internal_errors_total ?? 0,
+  );
   readGauge(registry, 'redirector_event_queue_depth', 'Analytics events waiting in the write buffer (all workers).', () => m.gauges.eventQueueDepth?.() ?? 0);
-  readGauge(registry, 'redirector_event_flush_latency_seconds', 'Latency of the last analytics batch write (worst worker).', () => (m.gauges.eventFlushLatencyMs?.() ?? 0) / 1000, { aggregator: 'max' });
+  readGauge(
+    registry,
+    'redirector_event_flush_latency_seconds',
+    'Latency of the last analytics batch write (worst worker).',
+    () => (m.gauges.eventFlushLatencyMs?.() ?? 0) / 1000,
+    { aggregator: 'max' },
+  );
   readGauge(registry, 'redirector_click_counts_pending', 'Served clicks not yet added to usage_counters.', () => m.gauges.pendingClicks?.() ?? 0);
-  readCounter(registry, 'redirector_usage_flushes_total', 'Click-usage flushes (Postgres + counter store).', () => m.snapshot()['redirector_usage_flushes_total'] ?? 0);
-  readCounter(registry, 'redirector_usage_flush_seconds_total', 'Time spent in click-usage flushes.', () => m.snapshot()['redirector_usage_flush_seconds_total'] ?? 0);
+  readCounter(
+    registry,
+    'redirector_usage_flushes_total',
+    'Click-usage flushes (Postgres + counter store).',
+    () => m.snapshot().redirector_usage_flushes_total ?? 0,
+  );
+  readCounter(
+    registry,
+    'redirector_usage_flush_seconds_total',
+    'Time spent in click-usage flushes.',
+    () => m.snapshot().redirector_usage_flush_seconds_total ?? 0,
+  );
   readGauge(registry, 'redirector_workers', 'Worker processes whose metrics are included.', () => 1);
 }

@@ -31,7 +31,14 @@ beforeAll(async () => {
     clickCounter: new MemoryClickCounterStore(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: new MemoryHitSink(),
-    config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 10_000, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: 'sho.rt', QR_RENDERS_PER_MINUTE: RENDERS_PER_MINUTE },
+    config: {
+      REDIRECT_HOST: '127.0.0.1',
+      REDIRECT_PORT: 0,
+      LINK_CACHE_ENTRIES: 10_000,
+      TRUST_PROXY: { kind: 'hops', hops: 0 },
+      DEFAULT_SHORT_DOMAIN: 'sho.rt',
+      QR_RENDERS_PER_MINUTE: RENDERS_PER_MINUTE,
+    },
   });
   port = server.port;
   org = await seedOrg(db.sql, 'BUSINESS');
@@ -77,7 +84,9 @@ describe('QR codes and redirects', () => {
     expect(images.every((r) => r.body.subarray(1, 4).toString() === 'PNG')).toBe(true);
     const maxLoopMs = loop.max / 1e6;
     const quietLoopMs = quiet.max / 1e6;
-    process.stdout.write(`\nQR burst: redirect p99 ${p99(baseline).toFixed(1)} ms before, ${p99(during).toFixed(1)} ms during (${during.length} redirects); event loop max delay ${quietLoopMs.toFixed(1)} ms before, ${maxLoopMs.toFixed(1)} ms during\n`);
+    process.stdout.write(
+      `\nQR burst: redirect p99 ${p99(baseline).toFixed(1)} ms before, ${p99(during).toFixed(1)} ms during (${during.length} redirects); event loop max delay ${quietLoopMs.toFixed(1)} ms before, ${maxLoopMs.toFixed(1)} ms during\n`,
+    );
     // Drawn on the event loop, this burst held it for about 4 s (measured); in the worker the loop
     // stays as free as it was before the burst. Margins are relative to the same run, because a
     // loaded machine delays every process alike.

@@ -131,7 +131,7 @@ export class RedirectResolver {
     let misses = firstMisses;
     for (;;) {
       const values = await Promise.all(misses.map((m) => (m.kind === 'domain' ? this.#loadDomain(m.id) : this.#caches[m.kind].get(m.id))));
-      misses.forEach((m, i) => loaded.set(`${m.kind} ${m.id}`, values[i] ?? null));
+      for (const [i, m] of misses.entries()) loaded.set(`${m.kind} ${m.id}`, values[i] ?? null);
       const input = this.#attempt(route, host, loaded);
       if (input !== MISSING) return input;
       misses = this.#misses.splice(0);
@@ -191,7 +191,7 @@ export class RedirectResolver {
   /** The entity if known now (null: known absent), else undefined, noting the miss. */
   #look<T extends Entity>(kind: EntityKind, id: string, loaded: Loaded | null): T | null | undefined {
     const key = loaded === null ? '' : `${kind} ${id}`;
-    const v = loaded !== null && loaded.has(key) ? loaded.get(key) : kind === 'domain' ? this.#domains.peek(id) : this.#caches[kind].peek(id);
+    const v = loaded?.has(key) ? loaded.get(key) : kind === 'domain' ? this.#domains.peek(id) : this.#caches[kind].peek(id);
     if (v === undefined) this.#misses.push({ kind, id });
     return v as T | null | undefined;
   }

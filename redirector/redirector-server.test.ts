@@ -215,7 +215,7 @@ describe('aborts', () => {
       ),
     );
     await new Promise((r) => setTimeout(r, 200));
-    expect(server.metricsSnapshot()['redirector_internal_errors_total'] ?? 0).toBe(0);
+    expect(server.metricsSnapshot().redirector_internal_errors_total ?? 0).toBe(0);
     expect(sink.hits).toHaveLength(0);
     const res = await get(`/${codes[0]}`);
     expect(res.status).toBe(302);
@@ -293,8 +293,22 @@ describe('deep links', () => {
       url: 'https://shop.example/item',
       deepLinks: [
         { appRowId: ios.rowId, mobileAppId: ios.mobileAppId, deeplinkUrl: 'shop://item/42', fallbackUrl: null, linkBehaviour: 'app', fallbackEnabled: false },
-        { appRowId: android.rowId, mobileAppId: android.mobileAppId, deeplinkUrl: 'shop://item/42', fallbackUrl: 'https://m.shop.example/item', linkBehaviour: 'app', fallbackEnabled: true },
-        { appRowId: web.rowId, mobileAppId: web.mobileAppId, deeplinkUrl: null, fallbackUrl: 'https://pwa.example/item', linkBehaviour: 'app', fallbackEnabled: true },
+        {
+          appRowId: android.rowId,
+          mobileAppId: android.mobileAppId,
+          deeplinkUrl: 'shop://item/42',
+          fallbackUrl: 'https://m.shop.example/item',
+          linkBehaviour: 'app',
+          fallbackEnabled: true,
+        },
+        {
+          appRowId: web.rowId,
+          mobileAppId: web.mobileAppId,
+          deeplinkUrl: null,
+          fallbackUrl: 'https://pwa.example/item',
+          linkBehaviour: 'app',
+          fallbackEnabled: true,
+        },
       ],
     });
     const onIphone = await get(`/${shortCode}`, { headers: { ...BROWSER, 'user-agent': IPHONE } });
@@ -498,7 +512,7 @@ describe('header bounds', () => {
   it('an invalid or over-long Host reads as no host: served like the default host', async () => {
     const org = await seedOrg(db.sql);
     const { shortCode } = await seedLink(db.sql, { orgId: org, url: 'https://nohost.example/' });
-    const longLabels = `${'a'.repeat(63)}.`.repeat(4) + 'test'; // 260 characters of valid labels
+    const longLabels = `${`${'a'.repeat(63)}.`.repeat(4)}test`; // 260 characters of valid labels
     for (const host of ['bad_host.test', longLabels, 'go.b.test:notaport', '[::1']) {
       const res = await get(`/${shortCode}`, { host });
       expect(res.status, host).toBe(302);
@@ -549,7 +563,13 @@ describe('custom-domain directory', () => {
       clickCounter: new MemoryClickCounterStore(),
       usageStore: new PostgresUsageStore(db.sql),
       hitSink: new MemoryHitSink(),
-      config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
+      config: {
+        REDIRECT_HOST: '127.0.0.1',
+        REDIRECT_PORT: 0,
+        LINK_CACHE_ENTRIES: 1_000,
+        TRUST_PROXY: { kind: 'hops', hops: 0 },
+        DEFAULT_SHORT_DOMAIN: DEFAULT_HOST,
+      },
     });
     relay = new OutboxRelay({ sql: db.sql, bus, pollIntervalMs: 200 });
     await relay.start();
@@ -570,7 +590,9 @@ describe('custom-domain directory', () => {
     domainQueries = 0;
     const statuses: number[] = [];
     for (let i = 0; i < 1_000; i += 20) {
-      const batch = Array.from({ length: 20 }, (_, j) => send(counted.port, `/${a.shortCode}`, { host: `r${i + j}-${Math.random().toString(36).slice(2)}.test` }));
+      const batch = Array.from({ length: 20 }, (_, j) =>
+        send(counted.port, `/${a.shortCode}`, { host: `r${i + j}-${Math.random().toString(36).slice(2)}.test` }),
+      );
       statuses.push(...(await Promise.all(batch)).map((r) => r.status));
     }
     expect(statuses.filter((s) => s === 302)).toHaveLength(1_000);
@@ -622,7 +644,10 @@ describe('trusted proxies', () => {
       expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': '6.6.6.6, 198.51.100.7' } })).status).toBe(302);
       expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': '203.0.113.4' } })).status).toBe(302);
       expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST })).status).toBe(302);
-      expect(hits.hits.map((h) => h.ip), label).toEqual(['198.51.100.7', '203.0.113.4', '127.0.0.1']);
+      expect(
+        hits.hits.map((h) => h.ip),
+        label,
+      ).toEqual(['198.51.100.7', '203.0.113.4', '127.0.0.1']);
       // X-Forwarded-For is a header it reads: bounded like the others.
       const long = Array.from({ length: 1_000 }, (_, i) => `10.0.${i % 250}.1`).join(', ');
       expect((await send(s.port, `/${shortCode}`, { host: DEFAULT_HOST, headers: { 'x-forwarded-for': long } })).status, label).toBe(431);

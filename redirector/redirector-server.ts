@@ -125,7 +125,21 @@ function ipv4(a: number, b: number, c: number, d: number): string {
 function remoteAddress(res: uWS.HttpResponse): string | null {
   const b = new Uint8Array(res.getRemoteAddress());
   if (b.length === 4) return ipv4(b[0] ?? 0, b[1] ?? 0, b[2] ?? 0, b[3] ?? 0);
-  if (b.length === 16 && b[10] === 0xff && b[11] === 0xff && b[0] === 0 && b[1] === 0 && b[2] === 0 && b[3] === 0 && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0) {
+  if (
+    b.length === 16 &&
+    b[10] === 0xff &&
+    b[11] === 0xff &&
+    b[0] === 0 &&
+    b[1] === 0 &&
+    b[2] === 0 &&
+    b[3] === 0 &&
+    b[4] === 0 &&
+    b[5] === 0 &&
+    b[6] === 0 &&
+    b[7] === 0 &&
+    b[8] === 0 &&
+    b[9] === 0
+  ) {
     return ipv4(b[12] ?? 0, b[13] ?? 0, b[14] ?? 0, b[15] ?? 0);
   }
   const text = Buffer.from(res.getRemoteAddressAsText()).toString();
@@ -313,7 +327,8 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       if (!(err instanceof QrRefused)) throw err;
       metrics.request('qr_refused');
       if (aborted.value) return;
-      const refusal = err.reason === 'busy' ? dependencyUnavailable(err.retryAfterSeconds) : rateLimited('qr_render', o.qrRendersPerMinute, err.retryAfterSeconds);
+      const refusal =
+        err.reason === 'busy' ? dependencyUnavailable(err.retryAfterSeconds) : rateLimited('qr_render', o.qrRendersPerMinute, err.retryAfterSeconds);
       const status = err.reason === 'busy' ? '503 Service Unavailable' : '429 Too Many Requests';
       res.cork(() => writeJson(res, status, JSON.stringify(errorEnvelope([refusal.toErrorObject()])), false, draining, Object.entries(refusal.headers)));
       return;
@@ -401,9 +416,18 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
         else writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD', false);
       }),
     );
-    register('/:code/qr.svg', guarded(method, (res, req) => handleRoute(res, req, method, 'svg')));
-    register('/:code/qr.png', guarded(method, (res, req) => handleRoute(res, req, method, 'png')));
-    register('/:code', guarded(method, (res, req) => handleRoute(res, req, method, null)));
+    register(
+      '/:code/qr.svg',
+      guarded(method, (res, req) => handleRoute(res, req, method, 'svg')),
+    );
+    register(
+      '/:code/qr.png',
+      guarded(method, (res, req) => handleRoute(res, req, method, 'png')),
+    );
+    register(
+      '/:code',
+      guarded(method, (res, req) => handleRoute(res, req, method, null)),
+    );
     register(
       '/*',
       guarded(method, (res, req) => {
@@ -416,7 +440,9 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   app.any('/*', (res) => {
     received++;
     metrics.request('bad_method');
-    writeJson(res, '405 Method Not Allowed', '{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}', false, draining, [['Allow', 'GET, HEAD']]);
+    writeJson(res, '405 Method Not Allowed', '{"errors":[{"code":"VE001","message":"Method not allowed; use GET or HEAD"}]}', false, draining, [
+      ['Allow', 'GET, HEAD'],
+    ]);
   });
 
   const listenSocket = await new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(o.host, o.port, resolve));

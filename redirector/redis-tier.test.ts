@@ -66,8 +66,7 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
     await db?.drop();
   });
 
-  const linkHits = (s: RedirectorServer, tier: string): number =>
-    s.metricsSnapshot()[`redirector_cache_hits_total{kind="link",tier="${tier}"}`] ?? 0;
+  const linkHits = (s: RedirectorServer, tier: string): number => s.metricsSnapshot()[`redirector_cache_hits_total{kind="link",tier="${tier}"}`] ?? 0;
 
   it('a miss loads from Postgres and fills Redis; the next read (LRU off) is a Redis hit', async () => {
     const org = await seedOrg(db.sql);

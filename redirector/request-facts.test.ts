@@ -6,7 +6,16 @@ import { clickSourceOf, queryHasQr, type RequestFacts } from './request-facts.ts
 import { androidIntentUrl, playStorePackage, safeDeepLinkUrl, safeWebUrl } from '../shared/links/safe-url.ts';
 
 const f = (over: Partial<RequestFacts>): RequestFacts => ({
-  method: 'GET', host: 'h', qr: false, accept: '', userAgent: '', referrer: null, secFetchDest: '', secFetchMode: '', ip: null, ...over,
+  method: 'GET',
+  host: 'h',
+  qr: false,
+  accept: '',
+  userAgent: '',
+  referrer: null,
+  secFetchDest: '',
+  secFetchMode: '',
+  ip: null,
+  ...over,
 });
 
 describe('negotiate', () => {

@@ -111,7 +111,11 @@ describe.skipIf(!pgUrl)('admin CLI listings on a real database', () => {
   it('app list and domain list: one JSON object each, or a table', async () => {
     const { apps } = await json<{ apps: { name: string; platform: string; active: boolean; mobileAppId: string }[] }>('app', 'list', '--org', orgId);
     expect(apps).toEqual([expect.objectContaining({ name: 'Acme iOS', platform: 'IOS', active: true })]);
-    expect((await cli('app', 'list', '--org', orgId)).stdout).toMatch(new RegExp(`^MOBILE APP ID\\s+PLATFORM\\s+NAME\\s+STATUS\\s+STORE URL\\n${apps[0]!.mobileAppId.replace(/[+/]/g, '\\$&')}\\s+IOS\\s+Acme iOS\\s+active\\s+https://apps.example/id1\\n$`));
+    expect((await cli('app', 'list', '--org', orgId)).stdout).toMatch(
+      new RegExp(
+        `^MOBILE APP ID\\s+PLATFORM\\s+NAME\\s+STATUS\\s+STORE URL\\n${apps[0]!.mobileAppId.replace(/[+/]/g, '\\$&')}\\s+IOS\\s+Acme iOS\\s+active\\s+https://apps.example/id1\\n$`,
+      ),
+    );
 
     const { domains } = await json<{ domains: { host: string; isPrimary: boolean; active: boolean }[] }>('domain', 'list', '--org', orgId);
     expect(domains).toEqual([expect.objectContaining({ host: 'go.listed.example', isPrimary: true, active: true })]);
@@ -144,15 +148,36 @@ describe.skipIf(!pgUrl)('admin CLI listings on a real database', () => {
   });
 
   it('link archive and link restore flip isActive through the save path; a foreign or unknown code is EN001', async () => {
-    const link = await json<{ shortCode: string; isActive: boolean }>('link', 'create', '--org', orgId, '--url', 'https://example.com/a', '--by', 'ops@example.com');
+    const link = await json<{ shortCode: string; isActive: boolean }>(
+      'link',
+      'create',
+      '--org',
+      orgId,
+      '--url',
+      'https://example.com/a',
+      '--by',
+      'ops@example.com',
+    );
     expect(link.isActive).toBe(true);
-    const archived = await json<{ shortCode: string; isActive: boolean; url: string; updatedBy: string }>('link', 'archive', '--org', orgId, '--code', link.shortCode, '--by', 'ops2@example.com');
+    const archived = await json<{ shortCode: string; isActive: boolean; url: string; updatedBy: string }>(
+      'link',
+      'archive',
+      '--org',
+      orgId,
+      '--code',
+      link.shortCode,
+      '--by',
+      'ops2@example.com',
+    );
     expect(archived).toMatchObject({ shortCode: link.shortCode, isActive: false, url: 'https://example.com/a', updatedBy: 'ops2@example.com' });
     const [row] = await db!.sql<{ is_active: boolean }[]>`select is_active from links where short_code = ${link.shortCode}`;
     expect(row!.is_active).toBe(false);
     expect((await json<{ isActive: boolean }>('link', 'restore', '--org', orgId, '--code', link.shortCode)).isActive).toBe(true);
     const other = await json<{ id: string }>('org', 'create', '--name', 'Other');
-    for (const [org, code] of [[other.id, link.shortCode], [orgId, 'nosuchcode1']] as const) {
+    for (const [org, code] of [
+      [other.id, link.shortCode],
+      [orgId, 'nosuchcode1'],
+    ] as const) {
       const r = await cli('link', 'archive', '--org', org, '--code', code);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('EN001');

@@ -35,25 +35,64 @@ describe('admin CLI', () => {
 
     expect(await fx.svc.admin('org', 'set-plan', '--org', org.id, '--plan', 'pro')).toMatchObject({ plan: 'PRO' });
     await expectPublished({ kind: 'org', orgId: org.id } as Partial<Invalidation>);
-    const limited = await fx.svc.admin<{ limits: { clicksPerMonth: number; linksPerMonth: number } }>('org', 'set-limits', '--org', org.id, '--clicks-per-month', '5');
+    const limited = await fx.svc.admin<{ limits: { clicksPerMonth: number; linksPerMonth: number } }>(
+      'org',
+      'set-limits',
+      '--org',
+      org.id,
+      '--clicks-per-month',
+      '5',
+    );
     expect(limited.limits).toMatchObject({ clicksPerMonth: 5, linksPerMonth: 10_000 });
 
-    const key = await fx.svc.admin<{ key: string; label: string; scopes: string[] }>('key', 'create', '--org', org.id, '--label', 'Build (ci)', '--scopes', 'links:read');
+    const key = await fx.svc.admin<{ key: string; label: string; scopes: string[] }>(
+      'key',
+      'create',
+      '--org',
+      org.id,
+      '--label',
+      'Build (ci)',
+      '--scopes',
+      'links:read',
+    );
     expect(key.scopes).toEqual(['links:read']);
     expect(key.key).toMatch(/^slk_/);
     const keys = await fx.svc.admin<{ keys: { label: string; revokedAt: string | null }[] }>('key', 'list', '--org', org.id);
     expect(keys.keys).toEqual([expect.objectContaining({ label: 'Build (ci)', revokedAt: null })]);
     expect(JSON.stringify(keys)).not.toContain(key.key);
 
-    const app = await fx.svc.admin<{ mobileAppId: string; appId: number }>('app', 'register', '--org', org.id, '--name', 'Droid', '--platform', 'ANDROID', '--store-url', 'https://play.google.com/store/apps/details?id=x');
+    const app = await fx.svc.admin<{ mobileAppId: string; appId: number }>(
+      'app',
+      'register',
+      '--org',
+      org.id,
+      '--name',
+      'Droid',
+      '--platform',
+      'ANDROID',
+      '--store-url',
+      'https://play.google.com/store/apps/details?id=x',
+    );
     expect(app.mobileAppId).toMatch(/^[A-Za-z0-9+/]{12}$/);
     await fx.svc.admin('app', 'update', '--org', org.id, '--app', app.mobileAppId, '--store-url', 'https://play.google.com/store/apps/details?id=y');
     await expectPublished({ kind: 'app', mobileAppId: app.mobileAppId } as Partial<Invalidation>);
     expect(await fx.svc.admin('app', 'remove', '--org', org.id, '--app', app.mobileAppId)).toMatchObject({ active: false });
 
-    expect(await fx.svc.admin('domain', 'add', '--org', org.id, '--host', 'cli.example.com', '--primary')).toMatchObject({ host: 'cli.example.com', isPrimary: true });
+    expect(await fx.svc.admin('domain', 'add', '--org', org.id, '--host', 'cli.example.com', '--primary')).toMatchObject({
+      host: 'cli.example.com',
+      isPrimary: true,
+    });
     await expectPublished({ kind: 'domain', host: 'cli.example.com' } as Partial<Invalidation>);
-    const link = await fx.svc.admin<{ shortCode: string; smartLink: string; createdVia: string }>('link', 'create', '--org', org.id, '--url', 'https://example.com', '--by', 'me@example.com');
+    const link = await fx.svc.admin<{ shortCode: string; smartLink: string; createdVia: string }>(
+      'link',
+      'create',
+      '--org',
+      org.id,
+      '--url',
+      'https://example.com',
+      '--by',
+      'me@example.com',
+    );
     expect(link).toMatchObject({ createdVia: 'INTERNAL', smartLink: `https://cli.example.com/${link.shortCode}` });
     await expectPublished({ kind: 'link', shortCode: link.shortCode } as Partial<Invalidation>);
     await fx.svc.admin('domain', 'remove', '--org', org.id, '--host', 'cli.example.com');

@@ -19,7 +19,9 @@ interface Violation {
 
 async function violations(cwd: string): Promise<Violation[]> {
   const args = [depcruise, '--config', '.dependency-cruiser.cjs', '--output-type', 'json', 'api', 'redirector', 'ingest', 'shared', 'bin'];
-  const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({
+    stdout: err.stdout ?? '',
+  }));
   const result = JSON.parse(stdout) as { summary: { violations: Violation[] } };
   return result.summary.violations;
 }
@@ -52,7 +54,7 @@ describe('architecture (dependency-cruiser)', () => {
       'api/routes.ts': "import { x } from '../redirector/server.ts';\nexport const y = x;\n",
       'redirector/server.ts': "import { bus } from '../shared/bus/redis-invalidation-bus.ts';\nexport const x = bus;\n",
       'ingest/main.ts': "import { helper } from '../test/support/helper.ts';\nexport const z = helper;\n",
-      'shared/bus/redis-invalidation-bus.ts': "export const bus = 1;\n",
+      'shared/bus/redis-invalidation-bus.ts': 'export const bus = 1;\n',
       'shared/links/save.ts': "import { y } from '../../api/routes.ts';\nexport const s = y;\n",
       'shared/runtime/open-backends.ts': "import { bus } from '../bus/redis-invalidation-bus.ts';\nexport const b = bus;\n",
       'bin/start.ts': "import { b } from '../shared/runtime/open-backends.ts';\nexport const c = b;\n",

@@ -34,13 +34,16 @@ const port = (s: ServiceProcess) => Number(new URL(s.redirect).port);
  * UTC, and a range of one day would miss those made just before a midnight the test crosses.
  */
 const ORG_TIME_ZONE = 'Europe/Berlin';
-const localDay = (offsetDays: number): string => new Intl.DateTimeFormat('en-CA', { timeZone: ORG_TIME_ZONE }).format(new Date(Date.now() + offsetDays * 86_400_000));
+const localDay = (offsetDays: number): string =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: ORG_TIME_ZONE }).format(new Date(Date.now() + offsetDays * 86_400_000));
 const days = (): string => `from=${localDay(-1)}&to=${localDay(1)}`;
 const browseAll = async (o: Org, q = ''): Promise<Event[]> => {
   const out: Event[] = [];
   let cursor: string | null = null;
   do {
-    const r: Awaited<ReturnType<typeof o.client.get<Page>>> = await o.client.get<Page>(`/link/external/v1/analytics/events?${days()}&limit=2${cursor ? `&cursor=${cursor}` : ''}${q}`);
+    const r: Awaited<ReturnType<typeof o.client.get<Page>>> = await o.client.get<Page>(
+      `/link/external/v1/analytics/events?${days()}&limit=2${cursor ? `&cursor=${cursor}` : ''}${q}`,
+    );
     expect(r.status).toBe(200);
     out.push(...r.body.response!.data);
     cursor = r.body.response!.hasMore ? r.body.response!.nextCursor : null;
@@ -62,7 +65,14 @@ describe('clicks end to end', () => {
     code = saved.body.response!.shortCode;
     const click = await send(port(svc), `/${code}`, {
       host: 'sho.rt',
-      headers: { 'user-agent': CHROME, accept: 'text/html', referer: 'https://news.example.org/post/1', 'x-forwarded-for': '8.8.8.8', 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate' },
+      headers: {
+        'user-agent': CHROME,
+        accept: 'text/html',
+        referer: 'https://news.example.org/post/1',
+        'x-forwarded-for': '8.8.8.8',
+        'sec-fetch-dest': 'document',
+        'sec-fetch-mode': 'navigate',
+      },
     });
     expect(click.status).toBe(302);
     expect(click.headers['cache-control']).toBe('private, max-age=0');
@@ -120,10 +130,14 @@ describe('clicks end to end', () => {
     while ((await next()).hasMore);
     expect(seen).toHaveLength(2);
     for (let i = 0; i < 3; i++) await send(port(svc), `/${code}?qr=1`, { host: 'sho.rt', headers: { 'user-agent': CHROME } });
-    await until(async () => {
-      await next();
-      return seen.length >= 5;
-    }, 10_000, 200);
+    await until(
+      async () => {
+        await next();
+        return seen.length >= 5;
+      },
+      10_000,
+      200,
+    );
     await next();
     expect(seen).toHaveLength(5);
     expect(new Set(seen.map((e) => e.eventId)).size).toBe(5);
@@ -132,7 +146,10 @@ describe('clicks end to end', () => {
 
   it('exports what browse shows, and the events survive a restart', async () => {
     const nd = await fetch(`${svc.api}/link/external/v1/analytics/events/export?${days()}`, { headers: { 'x-api-key': org.key } });
-    const lines = (await nd.text()).trim().split('\n').map((l) => JSON.parse(l) as Event);
+    const lines = (await nd.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event);
     expect(lines.map((e) => e.eventId)).toEqual((await browseAll(org)).map((e) => e.eventId));
 
     expect(await svc.stop('SIGTERM')).toBe(0);

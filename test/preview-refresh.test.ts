@@ -75,7 +75,12 @@ describe('refreshDestinationPreview', () => {
     expect(await refreshDestinationPreview(deps, url)).toBe('changed');
     await relay.flush();
     expect(await new PostgresPreviewStore(db.sql).load(url)).toMatchObject({ title: 'First title', imageUrl: `${base}/og.png`, frameRefused: false });
-    expect(published).toEqual(expect.arrayContaining([{ kind: 'link', shortCode: a.shortCode }, { kind: 'link', shortCode: b.shortCode }]));
+    expect(published).toEqual(
+      expect.arrayContaining([
+        { kind: 'link', shortCode: a.shortCode },
+        { kind: 'link', shortCode: b.shortCode },
+      ]),
+    );
     await until(async () => (await send(redirector.port, `/${b.shortCode}`, crawler)).text.includes('content="First title"'), 1_000);
 
     published.length = 0;
@@ -113,7 +118,13 @@ describe('refreshDestinationPreview', () => {
     await refreshDestinationPreview({ ...deps, allowPrivate: false }, url);
     await refreshDestinationPreview({ ...deps, maxAgeMs: 60_000 }, url);
     const text = await metrics.registry.metrics();
-    const count = (outcome: string): number => Number(new RegExp(`^shortlink_preview_fetches_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-    expect({ changed: count('changed'), unchanged: count('unchanged'), failed: count('failed'), fresh: count('fresh') }).toEqual({ changed: 1, unchanged: 1, failed: 1, fresh: 1 });
+    const count = (outcome: string): number =>
+      Number(new RegExp(`^shortlink_preview_fetches_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    expect({ changed: count('changed'), unchanged: count('unchanged'), failed: count('failed'), fresh: count('fresh') }).toEqual({
+      changed: 1,
+      unchanged: 1,
+      failed: 1,
+      fresh: 1,
+    });
   });
 });

@@ -37,13 +37,22 @@ async function expectRefusal(entry: string, env: NodeJS.ProcessEnv, message: Reg
 }
 
 describe('production entries refuse to start without their servers', () => {
-  it.each(ENTRIES)('%s names every missing URL and starts no embedded Postgres', async (name, entry) => {
-    const dataDir = join(dir, `missing-${name.replace(':', '-')}`);
-    const env = { DATA_DIR: dataDir, API_PORT: '0', REDIRECT_PORT: '0', INGEST_HEALTH_PORT: '0' };
-    await expectRefusal(entry, env, new RegExp(`${name} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL \\(embedded single-process mode is \`npm start\`\\)`), 15_000);
-    await expectRefusal(entry, { ...env, DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }, new RegExp(`${name} needs REDIS_URL, CLICKHOUSE_URL`), 15_000);
-    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
-  }, 60_000);
+  it.each(ENTRIES)(
+    '%s names every missing URL and starts no embedded Postgres',
+    async (name, entry) => {
+      const dataDir = join(dir, `missing-${name.replace(':', '-')}`);
+      const env = { DATA_DIR: dataDir, API_PORT: '0', REDIRECT_PORT: '0', INGEST_HEALTH_PORT: '0' };
+      await expectRefusal(
+        entry,
+        env,
+        new RegExp(`${name} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL \\(embedded single-process mode is \`npm start\`\\)`),
+        15_000,
+      );
+      await expectRefusal(entry, { ...env, DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }, new RegExp(`${name} needs REDIS_URL, CLICKHOUSE_URL`), 15_000);
+      expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+    },
+    60_000,
+  );
 });
 
 describe.skipIf(!pgUrl || !redisUrl)('production entries over real servers', () => {
@@ -52,7 +61,10 @@ describe.skipIf(!pgUrl || !redisUrl)('production entries over real servers', () 
   let ch: FakeClickHouse;
   let closed = 0;
   const base = (): NodeJS.ProcessEnv =>
-    productionEnv({ databaseUrl: db.url, redisUrl: redisUrl!, redisPrefix: prefix, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort: 0, redirectPort: 0 }, { REDIRECT_WORKERS: '1' });
+    productionEnv(
+      { databaseUrl: db.url, redisUrl: redisUrl!, redisPrefix: prefix, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort: 0, redirectPort: 0 },
+      { REDIRECT_WORKERS: '1' },
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase(pgUrl!);
@@ -66,17 +78,40 @@ describe.skipIf(!pgUrl || !redisUrl)('production entries over real servers', () 
     await deleteRedisPrefix(redisUrl!, prefix);
   });
 
-  it.each(ENTRIES)('%s names an unreachable DATABASE_URL (without its password) within seconds', async (_name, entry) => {
-    const out = await expectRefusal(entry, { ...base(), DATABASE_URL: `postgres://shortlink:s3cret@127.0.0.1:${closed}/shortlink` }, /DATABASE_URL postgres:\/\/shortlink:\*\*\*@127\.0\.0\.1:\d+\/shortlink does not answer \(.+\); check DATABASE_URL/, 12_000);
-    expect(out).not.toContain('s3cret');
-  }, 30_000);
+  it.each(ENTRIES)(
+    '%s names an unreachable DATABASE_URL (without its password) within seconds',
+    async (_name, entry) => {
+      const out = await expectRefusal(
+        entry,
+        { ...base(), DATABASE_URL: `postgres://shortlink:s3cret@127.0.0.1:${closed}/shortlink` },
+        /DATABASE_URL postgres:\/\/shortlink:\*\*\*@127\.0\.0\.1:\d+\/shortlink does not answer \(.+\); check DATABASE_URL/,
+        12_000,
+      );
+      expect(out).not.toContain('s3cret');
+    },
+    30_000,
+  );
 
-  it.each(ENTRIES)('%s names an unreachable REDIS_URL within seconds', async (_name, entry) => {
-    await expectRefusal(entry, { ...base(), REDIS_URL: `redis://127.0.0.1:${closed}` }, /REDIS_URL redis:\/\/127\.0\.0\.1:\d+ does not answer \(.+\); check REDIS_URL/, 12_000);
-  }, 30_000);
+  it.each(ENTRIES)(
+    '%s names an unreachable REDIS_URL within seconds',
+    async (_name, entry) => {
+      await expectRefusal(
+        entry,
+        { ...base(), REDIS_URL: `redis://127.0.0.1:${closed}` },
+        /REDIS_URL redis:\/\/127\.0\.0\.1:\d+ does not answer \(.+\); check REDIS_URL/,
+        12_000,
+      );
+    },
+    30_000,
+  );
 
   it('start:ingest names an unreachable CLICKHOUSE_URL within seconds (API and redirector ride a ClickHouse outage out)', async () => {
-    await expectRefusal('ingest/main.ts', { ...base(), CLICKHOUSE_URL: `http://127.0.0.1:${closed}` }, /CLICKHOUSE_URL http:\/\/127\.0\.0\.1:\d+\/ does not answer \(.+\); check CLICKHOUSE_URL/, 12_000);
+    await expectRefusal(
+      'ingest/main.ts',
+      { ...base(), CLICKHOUSE_URL: `http://127.0.0.1:${closed}` },
+      /CLICKHOUSE_URL http:\/\/127\.0\.0\.1:\d+\/ does not answer \(.+\); check CLICKHOUSE_URL/,
+      12_000,
+    );
   }, 30_000);
 
   it('start:redirector names a REDIRECT_PORT another program holds, and stops', async () => {
@@ -109,7 +144,15 @@ describe.skipIf(!pgUrl || !redisUrl)('production entries over real servers', () 
     beforeAll(async () => {
       const apiPort = await freePort();
       redirectPort = await freePort();
-      const env = productionEnv({ databaseUrl: db.url, redisUrl: redisUrl!, redisPrefix: prefix, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort });
+      const env = productionEnv({
+        databaseUrl: db.url,
+        redisUrl: redisUrl!,
+        redisPrefix: prefix,
+        clickhouseUrl: ch.url,
+        dataDir: join(dir, 'data'),
+        apiPort,
+        redirectPort,
+      });
       procs.push(await startProcess('api/main.ts', env, `http://127.0.0.1:${apiPort}`));
       procs.push(await startProcess('redirector/main.ts', env, `http://127.0.0.1:${redirectPort}`));
     }, 90_000);

@@ -67,13 +67,18 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   };
   const sample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}".]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  const click = (code: string) => (sent++, send(redirectPort, `/${code}`, { host: 'sho.rt', headers: { 'user-agent': CHROME, accept: 'text/html' } }));
+  const click = (code: string) => {
+    sent++;
+    return send(redirectPort, `/${code}`, { host: 'sho.rt', headers: { 'user-agent': CHROME, accept: 'text/html' } });
+  };
   const syncAll = async (): Promise<string[]> => {
     const ids: string[] = [];
     let since = '2020-01-01T00:00:00Z';
     let after: string | null = null;
     for (;;) {
-      const r: { status: number; body: { response?: Page } } = await client.get<Page>(`/link/external/v1/analytics/events?since=${encodeURIComponent(since)}${after ? `&afterEventId=${after}` : ''}&limit=5`);
+      const r: { status: number; body: { response?: Page } } = await client.get<Page>(
+        `/link/external/v1/analytics/events?since=${encodeURIComponent(since)}${after ? `&afterEventId=${after}` : ''}&limit=5`,
+      );
       expect(r.status).toBe(200);
       ids.push(...r.body.response!.data.map((e) => e.eventId));
       since = r.body.response!.nextSince!;
@@ -89,7 +94,11 @@ describe.skipIf(!pgUrl || !redisUrl)('production topology: three processes', () 
     await client.save({ url: 'https://example.com/v2', shortCode: 'prod-link-1' });
     const t0 = Date.now();
     // several connections, so both workers are asked
-    await until(async () => (await Promise.all([1, 2, 3, 4].map(() => click('prod-link-1')))).every((r) => r.headers.location === 'https://example.com/v2'), 1000, 20);
+    await until(
+      async () => (await Promise.all([1, 2, 3, 4].map(() => click('prod-link-1')))).every((r) => r.headers.location === 'https://example.com/v2'),
+      1000,
+      20,
+    );
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 

@@ -55,10 +55,14 @@ describe('npm start: one instance per DATA_DIR, links open as printed, clean sto
 
   it('a fresh start prints a demo key; a saved link’s smartLink is http://localhost:<REDIRECT_PORT>/<code> and redirects', async () => {
     [apiPort, redirectPort] = [await freePort(), await freePort()];
-    first = await startProcess('bin/start.ts', embeddedEnv(dir, apiPort, redirectPort), [`http://127.0.0.1:${apiPort}`, `http://127.0.0.1:${redirectPort}`], { processGroup: true });
+    first = await startProcess('bin/start.ts', embeddedEnv(dir, apiPort, redirectPort), [`http://127.0.0.1:${apiPort}`, `http://127.0.0.1:${redirectPort}`], {
+      processGroup: true,
+    });
     const key = /API key \(shown once\):\s*\n\s*(\S+)/.exec(first.output())?.[1];
     expect(key).toBeDefined();
-    const saved = await apiClient(`http://127.0.0.1:${apiPort}`, key!).save<{ shortCode: string; smartLink: string }>({ url: 'https://example.com/as-printed' });
+    const saved = await apiClient(`http://127.0.0.1:${apiPort}`, key!).save<{ shortCode: string; smartLink: string }>({
+      url: 'https://example.com/as-printed',
+    });
     expect(saved.status).toBe(200);
     const { shortCode, smartLink } = saved.body.response!;
     expect(smartLink).toBe(`http://localhost:${redirectPort}/${shortCode}`);
@@ -68,7 +72,10 @@ describe('npm start: one instance per DATA_DIR, links open as printed, clean sto
   }, 120_000);
 
   it('a second start on the same DATA_DIR stops at once naming DATA_DIR; the first keeps serving', async () => {
-    const out = await expectSetupFailure(embeddedEnv(dir, await freePort(), await freePort()), /DATA_DIR .+ is in use by another shortlink process \(pid \d+\); stop it, or set DATA_DIR/);
+    const out = await expectSetupFailure(
+      embeddedEnv(dir, await freePort(), await freePort()),
+      /DATA_DIR .+ is in use by another shortlink process \(pid \d+\); stop it, or set DATA_DIR/,
+    );
     expect(out).not.toMatch(/chdb|ClickHouse/i);
     expect(readFileSync(join(dir, '.lock'), 'utf8').trim()).toMatch(/^\d+$/);
     expect((await fetch(`http://127.0.0.1:${apiPort}/healthz`)).status).toBe(200);
@@ -99,7 +106,9 @@ describe('npm start: one instance per DATA_DIR, links open as printed, clean sto
   it('a stale lock (its pid is gone) is taken over; SIGTERM to the group exits 0 with no error line', async () => {
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
     writeFileSync(join(dir, '.lock'), `${dead}\n`);
-    first = await startProcess('bin/start.ts', embeddedEnv(dir, apiPort, redirectPort), [`http://127.0.0.1:${apiPort}`, `http://127.0.0.1:${redirectPort}`], { processGroup: true });
+    first = await startProcess('bin/start.ts', embeddedEnv(dir, apiPort, redirectPort), [`http://127.0.0.1:${apiPort}`, `http://127.0.0.1:${redirectPort}`], {
+      processGroup: true,
+    });
     expect(readFileSync(join(dir, '.lock'), 'utf8').trim()).not.toBe(dead);
     expect(first.output()).not.toMatch(/error|failed/i);
     expect(await first.stop('SIGTERM')).toBe(0);

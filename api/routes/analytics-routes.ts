@@ -15,15 +15,19 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
     return { response: await deps.analytics.list(principal.org, request.query as Record<string, unknown>) };
   });
 
-  app.get('/link/external/v1/analytics/events/export', { config: { auth: { scope: 'analytics:export', bucket: 'analytics_export' } } }, async (request, reply) => {
-    const principal = principalOf(request);
-    const { plan } = principal.org;
-    if (!planHasFeature(plan, 'ANALYTICS_EXPORT')) {
-      throw featureNotAvailable('ANALYTICS_EXPORT', plan, suggestFeatureUpgrade(plan, 'ANALYTICS_EXPORT'));
-    }
-    const file = await deps.analytics.export(principal.org, request.query as Record<string, unknown>);
-    reply.header('content-type', file.contentType);
-    reply.header('content-disposition', `attachment; filename="${file.filename}"`);
-    return reply.send(Readable.from(file.body));
-  });
+  app.get(
+    '/link/external/v1/analytics/events/export',
+    { config: { auth: { scope: 'analytics:export', bucket: 'analytics_export' } } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { plan } = principal.org;
+      if (!planHasFeature(plan, 'ANALYTICS_EXPORT')) {
+        throw featureNotAvailable('ANALYTICS_EXPORT', plan, suggestFeatureUpgrade(plan, 'ANALYTICS_EXPORT'));
+      }
+      const file = await deps.analytics.export(principal.org, request.query as Record<string, unknown>);
+      reply.header('content-type', file.contentType);
+      reply.header('content-disposition', `attachment; filename="${file.filename}"`);
+      return reply.send(Readable.from(file.body));
+    },
+  );
 }

@@ -7,7 +7,6 @@ import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import { AppError } from '../errors/app-error.ts';
 import type { Platform } from './platform.ts';
 
-
 export interface MobileApp {
   appId: number;
   mobileAppId: string;
@@ -61,18 +60,28 @@ export async function registerApp(sql: Sql, input: { orgId: string; name: string
 }
 
 export function updateStoreUrl(sql: Sql, orgId: string, mobileAppId: string, storeUrl: string): Promise<MobileApp> {
-  return changeApp(sql, orgId, mobileAppId, (tx) => tx<AppRow[]>`
+  return changeApp(
+    sql,
+    orgId,
+    mobileAppId,
+    (tx) => tx<AppRow[]>`
     update mobile_apps set store_url = ${storeUrl}, updated_at = now()
-    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`);
+    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`,
+  );
 }
 
 export function removeApp(sql: Sql, orgId: string, mobileAppId: string): Promise<MobileApp> {
-  return changeApp(sql, orgId, mobileAppId, (tx) => tx<AppRow[]>`
+  return changeApp(
+    sql,
+    orgId,
+    mobileAppId,
+    (tx) => tx<AppRow[]>`
     update mobile_apps set active = false, updated_at = now()
-    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`);
+    where org_id = ${orgId} and mobile_app_id = ${mobileAppId} returning *`,
+  );
 }
 
-function changeApp(sql: Sql, orgId: string, mobileAppId: string, update: (tx: Tx) => Promise<AppRow[]>): Promise<MobileApp> {
+function changeApp(sql: Sql, _orgId: string, mobileAppId: string, update: (tx: Tx) => Promise<AppRow[]>): Promise<MobileApp> {
   return sql.begin(async (tx) => {
     const [row] = await update(tx);
     if (!row) throw appNotFound(mobileAppId);

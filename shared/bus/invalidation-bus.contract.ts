@@ -153,35 +153,36 @@ export function invalidationBusContract(name: string, makeHarness: MakeInvalidat
       }
     });
 
-    if (opts.wire) it('ignores malformed payloads on the wire, reports them, and keeps delivering', async () => {
-      const publishRaw = harness.publishRaw;
-      if (!publishRaw) throw new Error(`${name}: a wire adapter must provide publishRaw`);
-      const token = randomBytes(4).toString('hex');
-      const [publisher, subscriber] = [await open(), await open()];
-      const sub = await collect(subscriber, token);
-      const before = errors.length;
-      const malformed = [
-        'not json',
-        '',
-        'null',
-        '[]',
-        `{"kind":"link"}`,
-        `{"kind":"link","shortCode":42}`,
-        `{"kind":"user","id":"x_${token}"}`,
-        `{"kind":"org","orgId":""}`,
-      ];
-      for (const payload of malformed) await publishRaw(payload);
-      // A member a newer publisher might add is dropped, the message still counts.
-      await publishRaw(JSON.stringify({ kind: 'link', shortCode: `extra_${token}`, reason: 'update' }));
-      const after: Invalidation = { kind: 'link', shortCode: `after_${token}` };
-      await publisher.publish(after);
-      await waitFor(() => sub.received.length === 2);
-      expect(sub.received).toEqual([{ kind: 'link', shortCode: `extra_${token}` }, after]);
-      // Every bus still listening on the medium reports them (earlier tests' buses too).
-      const reported = errors.slice(before);
-      expect(reported.length).toBeGreaterThanOrEqual(malformed.length);
-      expect(reported.every((e) => e.message.includes('malformed'))).toBe(true);
-      await sub.unsubscribe();
-    });
+    if (opts.wire)
+      it('ignores malformed payloads on the wire, reports them, and keeps delivering', async () => {
+        const publishRaw = harness.publishRaw;
+        if (!publishRaw) throw new Error(`${name}: a wire adapter must provide publishRaw`);
+        const token = randomBytes(4).toString('hex');
+        const [publisher, subscriber] = [await open(), await open()];
+        const sub = await collect(subscriber, token);
+        const before = errors.length;
+        const malformed = [
+          'not json',
+          '',
+          'null',
+          '[]',
+          `{"kind":"link"}`,
+          `{"kind":"link","shortCode":42}`,
+          `{"kind":"user","id":"x_${token}"}`,
+          `{"kind":"org","orgId":""}`,
+        ];
+        for (const payload of malformed) await publishRaw(payload);
+        // A member a newer publisher might add is dropped, the message still counts.
+        await publishRaw(JSON.stringify({ kind: 'link', shortCode: `extra_${token}`, reason: 'update' }));
+        const after: Invalidation = { kind: 'link', shortCode: `after_${token}` };
+        await publisher.publish(after);
+        await waitFor(() => sub.received.length === 2);
+        expect(sub.received).toEqual([{ kind: 'link', shortCode: `extra_${token}` }, after]);
+        // Every bus still listening on the medium reports them (earlier tests' buses too).
+        const reported = errors.slice(before);
+        expect(reported.length).toBeGreaterThanOrEqual(malformed.length);
+        expect(reported.every((e) => e.message.includes('malformed'))).toBe(true);
+        await sub.unsubscribe();
+      });
   });
 }

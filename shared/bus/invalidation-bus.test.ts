@@ -5,27 +5,20 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, type Sql } from '../db/database.ts';
-import {
-  createTestDatabase,
-  deleteRedisPrefix,
-  postgresBackends,
-  redisTestPrefix,
-  uniqueName,
-  type TestDatabase,
-} from '../../test/support/servers.ts';
+import { createTestDatabase, deleteRedisPrefix, postgresBackends, redisTestPrefix, uniqueName, type TestDatabase } from '../../test/support/servers.ts';
 import { invalidationBusContract } from './invalidation-bus.contract.ts';
 import { MemoryInvalidationBus } from './memory-invalidation-bus.ts';
-import {
-  DEFAULT_PG_INVALIDATION_CHANNEL,
-  PostgresInvalidationBus,
-  pgInvalidationChannel,
-} from './postgres-invalidation-bus.ts';
+import { DEFAULT_PG_INVALIDATION_CHANNEL, PostgresInvalidationBus, pgInvalidationChannel } from './postgres-invalidation-bus.ts';
 import { RedisInvalidationBus } from './redis-invalidation-bus.ts';
 
-invalidationBusContract('memory', async (onError) => {
-  const bus = new MemoryInvalidationBus({ onError });
-  return { open: async () => bus, publishRaw: null, cleanup: async () => bus.close() };
-}, { wire: false });
+invalidationBusContract(
+  'memory',
+  async (onError) => {
+    const bus = new MemoryInvalidationBus({ onError });
+    return { open: async () => bus, publishRaw: null, cleanup: async () => bus.close() };
+  },
+  { wire: false },
+);
 
 for (const backend of postgresBackends(inject('embeddedPgUrl'), inject('realPgUrl'))) {
   describe(`PostgresInvalidationBus on ${backend.name}`, () => {

@@ -50,7 +50,12 @@ export function invalidationOutboxContract(name: string, make: () => Promise<Out
       const relay = new OutboxRelay({ sql: h.sql, bus });
       await relay.start();
       try {
-        await h.sql.begin((tx) => enqueueInvalidations(tx, [{ kind: 'link', shortCode: 'commit-1' }, { kind: 'link', shortCode: 'commit-2' }]));
+        await h.sql.begin((tx) =>
+          enqueueInvalidations(tx, [
+            { kind: 'link', shortCode: 'commit-1' },
+            { kind: 'link', shortCode: 'commit-2' },
+          ]),
+        );
         await h.sql
           .begin(async (tx) => {
             await enqueueInvalidations(tx, [{ kind: 'link', shortCode: 'rolled-back' }]);
@@ -60,7 +65,11 @@ export function invalidationOutboxContract(name: string, make: () => Promise<Out
         await h.sql.begin((tx) => enqueueInvalidations(tx, [{ kind: 'org', orgId: 'org-3' }]));
         const deadline = Date.now() + 1_000;
         while (got.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-        expect(got).toEqual([{ kind: 'link', shortCode: 'commit-1' }, { kind: 'link', shortCode: 'commit-2' }, { kind: 'org', orgId: 'org-3' }]);
+        expect(got).toEqual([
+          { kind: 'link', shortCode: 'commit-1' },
+          { kind: 'link', shortCode: 'commit-2' },
+          { kind: 'org', orgId: 'org-3' },
+        ]);
         expect(await queued()).toBe(0);
       } finally {
         await relay.stop();
@@ -104,7 +113,12 @@ export function invalidationOutboxContract(name: string, make: () => Promise<Out
       const relay = new OutboxRelay({ sql: h.sql, bus, purge, pollIntervalMs: 50 });
       await relay.start();
       try {
-        await h.sql.begin((tx) => enqueueInvalidations(tx, [{ kind: 'link', shortCode: 'purge-1' }, { kind: 'link', shortCode: 'purge-2' }]));
+        await h.sql.begin((tx) =>
+          enqueueInvalidations(tx, [
+            { kind: 'link', shortCode: 'purge-1' },
+            { kind: 'link', shortCode: 'purge-2' },
+          ]),
+        );
         await relay.flush();
         expect(events).toEqual([]);
         expect(await queued()).toBe(2);
@@ -126,7 +140,12 @@ export function invalidationOutboxContract(name: string, make: () => Promise<Out
       const relays = [1, 2, 3].map(() => new OutboxRelay({ sql: h.sql, bus, batchSize: 7 }));
       const codes = Array.from({ length: 300 }, (_, i) => `many-${i}`);
       for (let i = 0; i < codes.length; i += 30) {
-        await h.sql.begin((tx) => enqueueInvalidations(tx, codes.slice(i, i + 30).map((shortCode) => ({ kind: 'link' as const, shortCode }))));
+        await h.sql.begin((tx) =>
+          enqueueInvalidations(
+            tx,
+            codes.slice(i, i + 30).map((shortCode) => ({ kind: 'link' as const, shortCode })),
+          ),
+        );
       }
       await Promise.all(relays.map((r) => r.start()));
       try {
@@ -143,7 +162,12 @@ export function invalidationOutboxContract(name: string, make: () => Promise<Out
     it('prunes rows older than the cache TTLs while the bus stays down', async () => {
       const bus = new FlakyBus();
       bus.down = true;
-      await h.sql.begin((tx) => enqueueInvalidations(tx, [{ kind: 'link', shortCode: 'ancient' }, { kind: 'link', shortCode: 'recent' }]));
+      await h.sql.begin((tx) =>
+        enqueueInvalidations(tx, [
+          { kind: 'link', shortCode: 'ancient' },
+          { kind: 'link', shortCode: 'recent' },
+        ]),
+      );
       await h.sql`update invalidation_outbox set created_at = now() - interval '1 hour' where message like '%ancient%'`;
       const relay = new OutboxRelay({ sql: h.sql, bus, maxAgeMs: 600_000 });
       await relay.start();

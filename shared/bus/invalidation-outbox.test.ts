@@ -30,7 +30,10 @@ describe('a writer killed right after its commit', () => {
     await relay.start();
     try {
       const orgId = await seedOrg(db.sql, 'FREE');
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', 'commit-then-die.ts'), db.url, orgId, 'PRO'], { cwd: ROOT, stdio: 'ignore' });
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', 'commit-then-die.ts'), db.url, orgId, 'PRO'], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
       const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, sig) => resolve(sig)));
       expect(signal).toBe('SIGKILL');
       const [row] = await db.sql<{ plan: string }[]>`select plan from organizations where id = ${orgId}`;

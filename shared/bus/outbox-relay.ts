@@ -52,7 +52,11 @@ export class OutboxRelay {
 
   /** Starts listening and relays what is already queued. */
   async start(): Promise<void> {
-    const meta = await this.#o.sql.listen(OUTBOX_CHANNEL, () => this.kick(), () => this.kick());
+    const meta = await this.#o.sql.listen(
+      OUTBOX_CHANNEL,
+      () => this.kick(),
+      () => this.kick(),
+    );
     this.#unlisten = () => meta.unlisten();
     this.#timer = setInterval(() => this.kick(), this.#o.pollIntervalMs);
     this.#timer.unref();

@@ -23,7 +23,11 @@ export interface PostgresInvalidationBusOptions {
  * `shortlink_invalidate`.
  */
 export function pgInvalidationChannel(name: string): string {
-  const base = name.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'shortlink';
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'shortlink';
   return `${base.slice(0, 63 - '_invalidate'.length)}_invalidate`;
 }
 

@@ -11,7 +11,10 @@ describe('BatchLoader', () => {
     }, 2);
     const results = await Promise.all(['a', 'bb', 'a', 'missing', 'ccc'].map((k) => loader.load(k)));
     expect(results).toEqual([1, 2, 1, null, 3]);
-    expect(calls).toEqual([['a', 'bb'], ['missing', 'ccc']]);
+    expect(calls).toEqual([
+      ['a', 'bb'],
+      ['missing', 'ccc'],
+    ]);
     expect(await loader.load('dddd')).toBe(4);
     expect(calls).toHaveLength(3);
   });

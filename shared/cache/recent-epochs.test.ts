@@ -8,30 +8,31 @@ import { bumpCacheEpoch, invalidateRecentEpochs, RedisCacheTier } from './redis-
 
 const redisUrl = inject('realRedisUrl');
 
-if (redisUrl) describe('invalidateRecentEpochs (redis)', () => {
-  const prefix = redisTestPrefix();
-  const redis = new Redis(redisUrl);
-  afterAll(async () => {
-    redis.disconnect();
-    await deleteRedisPrefix(redisUrl, prefix);
-  });
+if (redisUrl)
+  describe('invalidateRecentEpochs (redis)', () => {
+    const prefix = redisTestPrefix();
+    const redis = new Redis(redisUrl);
+    afterAll(async () => {
+      redis.disconnect();
+      await deleteRedisPrefix(redisUrl, prefix);
+    });
 
-  it('drops the entry in the current and the previous epoch, not older ones, and refuses fills read before it', async () => {
-    const tiers: RedisCacheTier[] = [];
-    for (let i = 0; i < 3; i++) tiers.push(new RedisCacheTier(redis, prefix, await bumpCacheEpoch(redis, prefix)));
-    const [oldest, previous, current] = tiers as [RedisCacheTier, RedisCacheTier, RedisCacheTier];
-    for (const tier of tiers) {
-      const { generation } = await tier.lookup('link', 'abc');
-      expect(await tier.fill('link', 'abc', generation, '{"v":1}', 60_000)).toBe(true);
-    }
-    const before = await current.lookup('link', 'xyz');
-    await invalidateRecentEpochs(redis, prefix, [
-      { kind: 'link', id: 'abc' },
-      { kind: 'link', id: 'xyz' },
-    ]);
-    expect((await current.lookup('link', 'abc')).value).toBeNull();
-    expect((await previous.lookup('link', 'abc')).value).toBeNull();
-    expect((await oldest.lookup('link', 'abc')).value).toBe('{"v":1}');
-    expect(await current.fill('link', 'xyz', before.generation, '{"v":0}', 60_000)).toBe(false);
+    it('drops the entry in the current and the previous epoch, not older ones, and refuses fills read before it', async () => {
+      const tiers: RedisCacheTier[] = [];
+      for (let i = 0; i < 3; i++) tiers.push(new RedisCacheTier(redis, prefix, await bumpCacheEpoch(redis, prefix)));
+      const [oldest, previous, current] = tiers as [RedisCacheTier, RedisCacheTier, RedisCacheTier];
+      for (const tier of tiers) {
+        const { generation } = await tier.lookup('link', 'abc');
+        expect(await tier.fill('link', 'abc', generation, '{"v":1}', 60_000)).toBe(true);
+      }
+      const before = await current.lookup('link', 'xyz');
+      await invalidateRecentEpochs(redis, prefix, [
+        { kind: 'link', id: 'abc' },
+        { kind: 'link', id: 'xyz' },
+      ]);
+      expect((await current.lookup('link', 'abc')).value).toBeNull();
+      expect((await previous.lookup('link', 'abc')).value).toBeNull();
+      expect((await oldest.lookup('link', 'abc')).value).toBe('{"v":1}');
+      expect(await current.fill('link', 'xyz', before.generation, '{"v":0}', 60_000)).toBe(false);
+    });
   });
-});

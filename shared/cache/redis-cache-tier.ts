@@ -52,7 +52,7 @@ export class RedisCacheTier implements SharedCacheTier {
       const generationKeys = entryKeys.map((k) => `${this.#base}gen:${k.slice(this.#base.length)}`);
       const values = await this.#redis.mget(...entryKeys, ...generationKeys);
       const out = new Map<string, CacheLookup>();
-      entryKeys.forEach((k, i) => out.set(k, { value: values[i] ?? null, generation: values[entryKeys.length + i] ?? '0' }));
+      for (const [i, k] of entryKeys.entries()) out.set(k, { value: values[i] ?? null, generation: values[entryKeys.length + i] ?? '0' });
       return out;
     }, 200);
   }

@@ -14,9 +14,7 @@ const optionalUrl = (protocols: readonly string[]) =>
     .refine((v) => v === undefined || protocols.some((p) => v.startsWith(p)), {
       message: `must start with ${protocols.join(' or ')}`,
     });
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** The in-process link cache's default byte budget (64 MiB). */
 export const DEFAULT_LINK_CACHE_MAX_BYTES = 64 * 1024 * 1024;
@@ -45,15 +43,19 @@ export const commonSchema = z.object({
     .regex(/^[a-z0-9.-]+(:\d+)?$/i, 'must be a host name, optionally with :port')
     .optional(),
   /** Public origin of the default short links, scheme included (e.g. https://sho.rt); see shortLinkBase. */
-  SHORT_LINK_BASE_URL: z.string().trim().optional().transform((v, ctx) => {
-    if (v === undefined || v === '') return undefined;
-    const origin = httpOrigin(v);
-    if (origin === null) {
-      ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// origin without path, query or fragment (e.g. https://sho.rt)' });
-      return z.NEVER;
-    }
-    return origin;
-  }),
+  SHORT_LINK_BASE_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      const origin = httpOrigin(v);
+      if (origin === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// origin without path, query or fragment (e.g. https://sho.rt)' });
+        return z.NEVER;
+      }
+      return origin;
+    }),
   /** The redirector's port; the other processes read it for the default of SHORT_LINK_BASE_URL. */
   REDIRECT_PORT: port.default(8080),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
@@ -103,9 +105,18 @@ export const redirectorSchema = commonSchema.extend({
   /** QR images one client address may have drawn per minute (cached images are free). */
   QR_RENDERS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   /** Bytes of drawn QR images each redirector process keeps. */
-  QR_CACHE_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  QR_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** Byte budget of the in-process link cache (the LRU holds at most this many bytes of links). */
-  LINK_CACHE_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).max(16 * 1024 * 1024 * 1024).default(DEFAULT_LINK_CACHE_MAX_BYTES),
+  LINK_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(16 * 1024 * 1024 * 1024)
+    .default(DEFAULT_LINK_CACHE_MAX_BYTES),
 });
 
 export const ingestSchema = commonSchema.extend({
@@ -127,7 +138,9 @@ export type StartConfig = z.infer<typeof startSchema>;
  * https://<DEFAULT_SHORT_DOMAIN>, else http://localhost:<REDIRECT_PORT> (the embedded
  * redirector, so a printed link opens as printed). Custom domains are https://<domain>.
  */
-export function shortLinkBase(config: Pick<CommonConfig, 'REDIRECT_PORT'> & Partial<Pick<CommonConfig, 'SHORT_LINK_BASE_URL' | 'DEFAULT_SHORT_DOMAIN'>>): string {
+export function shortLinkBase(
+  config: Pick<CommonConfig, 'REDIRECT_PORT'> & Partial<Pick<CommonConfig, 'SHORT_LINK_BASE_URL' | 'DEFAULT_SHORT_DOMAIN'>>,
+): string {
   if (config.SHORT_LINK_BASE_URL) return config.SHORT_LINK_BASE_URL;
   if (config.DEFAULT_SHORT_DOMAIN) return `https://${config.DEFAULT_SHORT_DOMAIN.toLowerCase()}`;
   return `http://localhost:${config.REDIRECT_PORT}`;

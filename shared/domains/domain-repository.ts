@@ -36,14 +36,16 @@ export async function addDomain(sql: Sql, org: Organization, hostInput: string, 
     await tx`select id from organizations where id = ${org.id} for update`;
     const [count] = await tx<{ n: number }[]>`select count(*)::int as n from domains where org_id = ${org.id} and active`;
     const n = count?.n ?? 0;
-    if (n >= org.limits.customDomains) throw quotaExceeded('CUSTOM_DOMAINS', n, org.limits.customDomains, org.plan, suggestLimitUpgrade(org.plan, 'customDomains'));
+    if (n >= org.limits.customDomains)
+      throw quotaExceeded('CUSTOM_DOMAINS', n, org.limits.customDomains, org.plan, suggestLimitUpgrade(org.plan, 'customDomains'));
     const [taken] = await tx<{ id: string }[]>`select id from domains where host = ${host} and active`;
     if (taken) throw new AppError('SML004', 'DB Write exception', { field: 'host', reason: 'TAKEN' });
     if (primary) await tx`update domains set is_primary = false where org_id = ${org.id} and active and is_primary`;
     const [row] = await tx<DomainRow[]>`
       insert into domains (org_id, host, is_primary) values (${org.id}, ${host}, ${primary}) returning *`;
     await enqueueInvalidations(tx, [{ kind: 'domain', host }]);
-    return fromRow(row!);
+    if (!row) throw new Error('insert into domains returned no row');
+    return fromRow(row);
   }) as Promise<Domain>;
 }
 

@@ -16,7 +16,21 @@ describe('normalizeHost', () => {
 
   it('reads an invalid or over-long Host as no host', () => {
     const long = `${'a'.repeat(60)}.`.repeat(5).slice(0, 254);
-    for (const raw of ['', 'a b', 'go.b.test:x', 'go.b.test:443:1', '-a.test', 'a..test', 'x_y.test', '[::1', '[zz]', '[::1]x', `${'a'.repeat(64)}.test`, long, 'h'.repeat(100_000)]) {
+    for (const raw of [
+      '',
+      'a b',
+      'go.b.test:x',
+      'go.b.test:443:1',
+      '-a.test',
+      'a..test',
+      'x_y.test',
+      '[::1',
+      '[zz]',
+      '[::1]x',
+      `${'a'.repeat(64)}.test`,
+      long,
+      'h'.repeat(100_000),
+    ]) {
       expect(normalizeHost(raw), raw.slice(0, 40)).toBe('');
     }
     const max = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;

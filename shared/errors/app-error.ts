@@ -34,9 +34,7 @@ export class AppError extends Error {
   }
 
   toErrorObject(): ErrorObject {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 }
 
@@ -57,6 +55,6 @@ export class AppErrorList extends Error {
   }
 
   get status(): number {
-    return this.errors[0]!.status;
+    return this.errors[0]?.status ?? 500;
   }
 }

@@ -11,8 +11,7 @@ const SHORT_CODE_MESSAGES: Record<ShortCodeReason, string> = {
   TAKEN: 'Short code is already taken.',
 };
 
-export const shortCodeRejected = (reason: ShortCodeReason): AppError =>
-  new AppError('VE001', SHORT_CODE_MESSAGES[reason], { field: 'shortCode', reason });
+export const shortCodeRejected = (reason: ShortCodeReason): AppError => new AppError('VE001', SHORT_CODE_MESSAGES[reason], { field: 'shortCode', reason });
 
 export const malformedBody = (): AppError => new AppError('VE001', 'Request body is missing or malformed');
 
@@ -24,18 +23,22 @@ export const customDomainInactive = (domain: string): AppError =>
   new AppError('VE001', `customDomain '${domain}' is not an active domain of the organisation`, { field: 'customDomain' });
 
 export const deepLinkRejected = (mobileAppId: string | null): AppError =>
-  new AppError(
-    'DL001',
-    `Deep link entry rejected: mobileAppId '${mobileAppId ?? 'null'}' is not recognised for this organisation`,
-    { kind: 'deep_link_validation', mobileAppId },
-  );
+  new AppError('DL001', `Deep link entry rejected: mobileAppId '${mobileAppId ?? 'null'}' is not recognised for this organisation`, {
+    kind: 'deep_link_validation',
+    mobileAppId,
+  });
 
 export const invalidApiKey = (): AppError => new AppError('SML003', 'Invalid API key');
 
 export const accessDenied = (): AppError => new AppError('SML010', 'Access denied');
 
 export const dependencyUnavailable = (retryAfterSeconds = 1): AppError =>
-  new AppError('SML006', 'Service temporarily unavailable', { kind: 'dependency_unavailable', retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+  new AppError(
+    'SML006',
+    'Service temporarily unavailable',
+    { kind: 'dependency_unavailable', retryAfterSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 
 export const duplicateLabel = (): AppError => new AppError('SML004', 'DB Write exception');
 
@@ -66,8 +69,7 @@ export const clickQuotaExhausted = (args: {
   periodEnd: number;
   currentPlan: Plan;
   suggestedUpgradeTo: Plan | null;
-}): AppError =>
-  new AppError('QE002', 'Click quota exhausted', { kind: 'click_quota_exhausted', ...args });
+}): AppError => new AppError('QE002', 'Click quota exhausted', { kind: 'click_quota_exhausted', ...args });
 
 /** The API's buckets, one per organisation and scope. */
 export type ApiRateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';
@@ -82,7 +84,6 @@ export const rateLimited = (scope: RateLimitScope, limitPerMin: number, retryAft
     { 'retry-after': String(retryAfterSeconds) },
   );
 
-export const linkNotFound = (shortCode: string): AppError =>
-  new AppError('EN001', `Short URL with shortCode '${shortCode}' not found`);
+export const linkNotFound = (shortCode: string): AppError => new AppError('EN001', `Short URL with shortCode '${shortCode}' not found`);
 
 export const linkArchived = (): AppError => new AppError('EN002', 'Link is no longer active');

@@ -7,8 +7,20 @@ import { errorTableMarkdown } from './error-table-markdown.ts';
 describe('error catalog', () => {
   it('holds every code of the spec with its status', () => {
     expect(Object.fromEntries(ERROR_CODES.map((c) => [c, ERROR_CATALOG[c].status]))).toEqual({
-      SML001: 500, SML002: 400, SML003: 401, SML004: 409, SML005: 429, SML006: 503, SML010: 403,
-      VE001: 400, DL001: 400, QE001: 402, QE002: 402, FE001: 402, EN001: 404, EN002: 410,
+      SML001: 500,
+      SML002: 400,
+      SML003: 401,
+      SML004: 409,
+      SML005: 429,
+      SML006: 503,
+      SML010: 403,
+      VE001: 400,
+      DL001: 400,
+      QE001: 402,
+      QE002: 402,
+      FE001: 402,
+      EN001: 404,
+      EN002: 410,
     });
   });
 

@@ -14,14 +14,28 @@ export const ERROR_CATALOG = {
   SML003: { status: 401, message: 'Invalid API key', meaning: 'Missing, unknown or revoked API key.' },
   SML004: { status: 409, message: 'DB Write exception', meaning: 'Unique-constraint conflict, e.g. a duplicate API key label.' },
   SML005: { status: 429, message: 'Rate limit exceeded', meaning: 'Token bucket of the organisation and scope is empty; see Retry-After.' },
-  SML006: { status: 503, message: 'Service temporarily unavailable', meaning: 'A dependency is down (ClickHouse for analytics reads); details.retryAfterSeconds and Retry-After say when to retry. Answered within 1 s, never a hang.' },
+  SML006: {
+    status: 503,
+    message: 'Service temporarily unavailable',
+    meaning:
+      'A dependency is down (ClickHouse for analytics reads); details.retryAfterSeconds and Retry-After say when to retry. Answered within 1 s, never a hang.',
+  },
   SML010: { status: 403, message: 'Access denied', meaning: 'The key lacks the scope for the action, or the organisation is suspended.' },
-  VE001: { status: 400, message: 'Validation failed', meaning: 'Other validation: shortCode FORMAT/RESERVED/TAKEN, inactive customDomain, analytics mode or range, filter values, malformed body, unknown enum value, DSL syntax.' },
+  VE001: {
+    status: 400,
+    message: 'Validation failed',
+    meaning:
+      'Other validation: shortCode FORMAT/RESERVED/TAKEN, inactive customDomain, analytics mode or range, filter values, malformed body, unknown enum value, DSL syntax.',
+  },
   DL001: { status: 400, message: 'Deep link entry rejected', meaning: 'A deepLinks[] entry has a null, blank or unregistered mobileAppId.' },
   QE001: { status: 402, message: 'Plan quota exceeded', meaning: 'LINKS_PER_MONTH reached on FREE (nothing persisted).' },
   QE002: { status: 402, message: 'Click quota exhausted', meaning: 'FREE organisation out of monthly clicks; redirection paused (redirect path only).' },
   FE001: { status: 402, message: 'Feature not available on the current plan', meaning: 'METADATA_PREVIEW or ANALYTICS_EXPORT not in the plan.' },
-  EN001: { status: 404, message: 'Entity not found', meaning: 'Unknown short code on the redirect path or another direct lookup. The list endpoint never returns it.' },
+  EN001: {
+    status: 404,
+    message: 'Entity not found',
+    meaning: 'Unknown short code on the redirect path or another direct lookup. The list endpoint never returns it.',
+  },
   EN002: { status: 410, message: 'Link is no longer active', meaning: 'The link is archived (isActive=false).' },
 } as const satisfies Record<string, CatalogEntry>;
 

@@ -26,7 +26,12 @@ export interface Principal {
 
 const UNIQUE_VIOLATION = '23505';
 
-export async function createApiKey(sql: Sql, orgId: string, label: string, scopes: readonly Scope[] = SCOPES): Promise<{ id: string; label: string; key: string; scopes: Scope[] }> {
+export async function createApiKey(
+  sql: Sql,
+  orgId: string,
+  label: string,
+  scopes: readonly Scope[] = SCOPES,
+): Promise<{ id: string; label: string; key: string; scopes: Scope[] }> {
   if (!KEY_LABEL_PATTERN.test(label)) {
     throw new AppError('SML002', 'label: must be 3 to 100 characters of letters, digits, spaces and . , _ - ( )');
   }
@@ -38,7 +43,8 @@ export async function createApiKey(sql: Sql, orgId: string, label: string, scope
       values (${orgId}, ${label}, ${keyHash}, ${[...scopes]})
       returning id`;
     announceKeyCreated(keyHash);
-    return { id: row!.id, label, key, scopes: [...scopes] };
+    if (!row) throw new Error('insert into api_keys returned no row');
+    return { id: row.id, label, key, scopes: [...scopes] };
   } catch (err) {
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateLabel();
     throw err;
@@ -63,7 +69,11 @@ export async function listApiKeys(sql: Sql, orgId: string): Promise<ApiKeyInfo[]
 /** The principal of an active key, by the hash of its value; null for an unknown or revoked key. */
 export async function findPrincipalByKeyHash(sql: Sql, keyHash: string): Promise<Principal | null> {
   const [row] = await sql<(OrganizationRow & { key_id: string; label: string; scopes: Scope[] })[]>`
-    select k.id as key_id, k.label, k.scopes, ${sql.unsafe(ORG_COLUMNS.split(', ').map((c) => `o.${c}`).join(', '))}
+    select k.id as key_id, k.label, k.scopes, ${sql.unsafe(
+      ORG_COLUMNS.split(', ')
+        .map((c) => `o.${c}`)
+        .join(', '),
+    )}
     from api_keys k join organizations o on o.id = k.org_id
     where k.key_hash = ${keyHash} and k.revoked_at is null`;
   return row ? { keyId: row.key_id, label: row.label, scopes: row.scopes, org: organizationFromRow(row) } : null;

@@ -9,7 +9,10 @@ import { rateLimiterContract } from './rate-limiter.contract.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 import { freePort } from '../runtime/free-port.ts';
 
-rateLimiterContract('insured (memory primary)', (clock) => new InsuredRateLimiter({ primary: new MemoryRateLimiter(clock), insurance: new MemoryRateLimiter(clock) }));
+rateLimiterContract(
+  'insured (memory primary)',
+  (clock) => new InsuredRateLimiter({ primary: new MemoryRateLimiter(clock), insurance: new MemoryRateLimiter(clock) }),
+);
 
 describe('InsuredRateLimiter with Redis down', () => {
   it('answers within the command timeout from the insurance, with the same limit', async () => {
@@ -17,7 +20,11 @@ describe('InsuredRateLimiter with Redis down', () => {
     const redis = new Redis({ port: deadPort, host: '127.0.0.1', commandTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
     redis.on('error', () => {});
     const switches: boolean[] = [];
-    const limiter = new InsuredRateLimiter({ primary: new RedisRateLimiter(redis, 'dead:'), insurance: new MemoryRateLimiter(), onSwitch: (insured) => switches.push(insured) });
+    const limiter = new InsuredRateLimiter({
+      primary: new RedisRateLimiter(redis, 'dead:'),
+      insurance: new MemoryRateLimiter(),
+      onSwitch: (insured) => switches.push(insured),
+    });
     try {
       const started = Date.now();
       const decisions = [await limiter.consume('org-1:crud', 3)];

@@ -154,9 +154,7 @@ export function rateLimiterContract(name: string, makeLimiter: MakeRateLimiter):
       const results = await Promise.all(Array.from({ length: 50 }, () => limiter.consume(key, 20)));
       expect(results.filter((d) => d.allowed)).toHaveLength(20);
       expect(results.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds === 3)).toBe(true);
-      expect(new Set(results.filter((d) => d.allowed).map((d) => d.remaining))).toEqual(
-        new Set(Array.from({ length: 20 }, (_, i) => i)),
-      );
+      expect(new Set(results.filter((d) => d.allowed).map((d) => d.remaining))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => i)));
     });
 
     it('rejects a limit that is not a positive whole number', async () => {

@@ -29,4 +29,3 @@ export async function lockLinkByCode(tx: Tx, shortCode: string): Promise<Link | 
   const [row] = await tx.unsafe<StoredLinkRow[]>(`${LINK_SELECT} where l.short_code = $1 for update of l`, [shortCode], { prepare: true });
   return row ? linkFromRow(row) : null;
 }
-

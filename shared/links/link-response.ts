@@ -70,7 +70,7 @@ export const bulkSaveResponseSchema = z.strictObject({
   ),
   failureRecords: z.array(
     z.strictObject({
-      index: z.number().int().min(0).meta({ description: 'Position of the record in the request\'s data array.' }),
+      index: z.number().int().min(0).meta({ description: "Position of the record in the request's data array." }),
       record: z.unknown().meta({ description: 'The record exactly as it was sent.' }),
       errors: z.array(errorObjectSchema).min(1),
     }),
@@ -86,7 +86,6 @@ export const pageSchema = z.strictObject({
 });
 
 export const listResponseSchema = z.strictObject({ data: z.array(linkResponseSchema), page: pageSchema });
-
 
 export const errorEnvelopeSchema = z.strictObject({ errors: z.array(errorObjectSchema).min(1) });
 

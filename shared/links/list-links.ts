@@ -29,7 +29,8 @@ function intParam(name: string, raw: unknown, fallback: number, min: number, max
   if (digits.length > 9) throw new AppError('VE001', `${name}: must be an integer between ${min} and ${max}`);
   const n = Number(raw.trim());
   if (n > max && beyondMax === 'VE001') throw new AppError('VE001', `${name}: must be an integer between ${min} and ${max}`);
-  if (n < min || n > max) throw constraintViolated(name === 'page' ? `${name}: must be greater than or equal to ${min}` : `${name}: size must be between ${min} and ${max}`);
+  if (n < min || n > max)
+    throw constraintViolated(name === 'page' ? `${name}: must be greater than or equal to ${min}` : `${name}: size must be between ${min} and ${max}`);
   return n;
 }
 

@@ -43,7 +43,11 @@ export interface SaveOutcome {
   created: boolean;
 }
 
-async function resolveDeepLinks(sql: Sql, org: Organization, entries: readonly DeepLinkRequest[]): Promise<{ stored: DeepLink[]; apps: Map<string, MobileApp> }> {
+async function resolveDeepLinks(
+  sql: Sql,
+  org: Organization,
+  entries: readonly DeepLinkRequest[],
+): Promise<{ stored: DeepLink[]; apps: Map<string, MobileApp> }> {
   for (const e of entries) {
     if (e.mobileAppId === null || e.mobileAppId === undefined || e.mobileAppId.trim() === '') throw deepLinkRejected(e.mobileAppId ?? null);
   }
@@ -51,7 +55,7 @@ async function resolveDeepLinks(sql: Sql, org: Organization, entries: readonly D
   const apps = await findApps(sql, org.id, ids);
   const stored = entries.map((e): DeepLink => {
     const app = apps.get(e.mobileAppId as string);
-    if (!app || !app.active) throw deepLinkRejected(e.mobileAppId as string);
+    if (!app?.active) throw deepLinkRejected(e.mobileAppId as string);
     return {
       appRowId: app.appId,
       mobileAppId: app.mobileAppId,

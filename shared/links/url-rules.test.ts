@@ -9,14 +9,17 @@ import { isDeepLinkUri, isHttpUrl, REFUSED_DEEP_LINK_SCHEME_PREFIX, REFUSED_DEEP
 const CONTROLS = [...Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)), '\u007f'];
 
 describe('raw control characters', () => {
-  it.each(CONTROLS.map((c) => [c.charCodeAt(0).toString(16).padStart(4, '0'), c]))('U+%s is refused in web URLs and deep links, at save and at answer', (_hex, c) => {
-    for (const at of [`https://e.com/a${c}b`, `https://e.com/?q=${c}`, `https://e.com/#${c}`, `https://e.com/${c}`]) {
-      expect(isHttpUrl(at)).toBe(false);
-      expect(safeWebUrl(at)).toBeNull();
-    }
-    expect(isDeepLinkUri(`myapp://open${c}x`)).toBe(false);
-    expect(safeDeepLinkUrl(`myapp://open${c}x`)).toBeNull();
-  });
+  it.each(CONTROLS.map((c) => [c.charCodeAt(0).toString(16).padStart(4, '0'), c]))(
+    'U+%s is refused in web URLs and deep links, at save and at answer',
+    (_hex, c) => {
+      for (const at of [`https://e.com/a${c}b`, `https://e.com/?q=${c}`, `https://e.com/#${c}`, `https://e.com/${c}`]) {
+        expect(isHttpUrl(at)).toBe(false);
+        expect(safeWebUrl(at)).toBeNull();
+      }
+      expect(isDeepLinkUri(`myapp://open${c}x`)).toBe(false);
+      expect(safeDeepLinkUrl(`myapp://open${c}x`)).toBeNull();
+    },
+  );
 
   it('percent-encoded control characters are URL data', () => {
     expect(isHttpUrl('https://e.com/a%00b?x=%0A%0D%7F')).toBe(true);
@@ -38,7 +41,16 @@ describe('deep-link schemes', () => {
   });
 
   it('app schemes, web links, mail and phone, and intents to app schemes are allowed', () => {
-    for (const uri of ['myapp://open/1', 'fb://profile/1', 'https://e.com/universal', 'mailto:a@e.com', 'tel:+4930123', 'intent://open#Intent;scheme=myapp;package=com.ex;end', 'msapp://x', 'searchapp://x']) {
+    for (const uri of [
+      'myapp://open/1',
+      'fb://profile/1',
+      'https://e.com/universal',
+      'mailto:a@e.com',
+      'tel:+4930123',
+      'intent://open#Intent;scheme=myapp;package=com.ex;end',
+      'msapp://x',
+      'searchapp://x',
+    ]) {
       expect(isDeepLinkUri(uri)).toBe(true);
       expect(safeDeepLinkUrl(uri)).toBe(uri);
     }

@@ -8,7 +8,7 @@
 
 export const MAX_URL_LENGTH = 2048;
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Whether the text holds a raw C0 control character (U+0000–U+001F) or DEL (U+007F). */
@@ -22,8 +22,26 @@ export function hasControlCharacter(value: string): boolean {
  * shares, the Windows search and help handlers, archives, shell folders).
  */
 export const REFUSED_DEEP_LINK_SCHEMES: readonly string[] = [
-  'javascript', 'data', 'vbscript', 'blob', 'about', 'filesystem',
-  'file', 'smb', 'cifs', 'nfs', 'afp', 'ftp', 'jar', 'search', 'search-ms', 'shell', 'mk', 'its', 'hcp', 'res',
+  'javascript',
+  'data',
+  'vbscript',
+  'blob',
+  'about',
+  'filesystem',
+  'file',
+  'smb',
+  'cifs',
+  'nfs',
+  'afp',
+  'ftp',
+  'jar',
+  'search',
+  'search-ms',
+  'shell',
+  'mk',
+  'its',
+  'hcp',
+  'res',
 ];
 
 /** Every scheme with this prefix is refused too: Windows' `ms-` handlers (ms-msdt, ms-settings, ms-officecmd, …). */
@@ -42,11 +60,11 @@ const INTENT_SCHEME = /[#;]scheme=([^;]*)/i;
 export function deepLinkSchemeRefused(uri: string): boolean {
   const m = SCHEME.exec(uri);
   if (!m) return true;
-  const scheme = m[1]!.toLowerCase();
+  const scheme = (m[1] ?? '').toLowerCase();
   if (isRefusedDeepLinkScheme(scheme)) return true;
   if (scheme !== 'intent') return false;
   const inner = INTENT_SCHEME.exec(uri);
-  return inner !== null && (inner[1] === '' || isRefusedDeepLinkScheme(inner[1]!));
+  return inner !== null && (inner[1] === '' || isRefusedDeepLinkScheme(inner[1] ?? ''));
 }
 
 export function isHttpUrl(value: string): boolean {

@@ -53,7 +53,10 @@ export function parseTrustProxy(raw: string): TrustProxy | { error: string } {
       continue;
     }
     const cidr = parseCidr(part);
-    if (cidr === null) return { error: `'${part}' is not a CIDR, an IP address, loopback, linklocal or uniquelocal (expected true, false, a hop count or a comma-separated list)` };
+    if (cidr === null)
+      return {
+        error: `'${part}' is not a CIDR, an IP address, loopback, linklocal or uniquelocal (expected true, false, a hop count or a comma-separated list)`,
+      };
     cidrs.push(`${cidr.address}/${cidr.prefix}`);
   }
   return { kind: 'cidrs', cidrs };

@@ -27,7 +27,8 @@ export async function createOrganization(sql: Sql, input: { name: string; plan: 
     insert into organizations (name, plan, timezone, is_demo)
     values (${input.name}, ${input.plan}, ${timezone}, ${input.isDemo ?? false})
     returning ${sql.unsafe(ORG_COLUMNS)}`;
-  return organizationFromRow(row!);
+  if (!row) throw new Error('insert into organizations returned no row');
+  return organizationFromRow(row);
 }
 
 export async function getOrganization(sql: Sql | Tx, id: string): Promise<Organization> {

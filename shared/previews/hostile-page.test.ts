@@ -62,7 +62,9 @@ function steadyRequests(): { stop(): Promise<{ answered: number; slowestMs: numb
     while (running) {
       const t = performance.now();
       await new Promise<void>((resolve, reject) => {
-        request(busy, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
+        request(busy, { agent }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
       });
       slowestMs = Math.max(slowestMs, performance.now() - t);
       answered++;

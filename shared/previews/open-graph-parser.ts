@@ -32,8 +32,11 @@ const RAW_PER_CHAR = 10;
 
 function clean(value: string | undefined, max: number): string | null {
   if (value === undefined) return null;
-  // eslint-disable-next-line no-control-regex
-  const v = decodeEntities(value.slice(0, max * RAW_PER_CHAR)).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const v = decodeEntities(value.slice(0, max * RAW_PER_CHAR))
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (v === '') return null;
   return v.length > max ? `${v.slice(0, max - 1)}…` : v;
 }

@@ -30,9 +30,11 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const html = (body: string, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
-};
+const html =
+  (body: string, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
+  };
 
 describe('parseOpenGraph', () => {
   it('prefers og:, then twitter:, then HTML; decodes entities; resolves the image URL', () => {
@@ -131,7 +133,14 @@ describe('fetchPreview', () => {
       requests++;
       r.writeHead(200, { 'content-type': 'text/html' }).end('<title>reached</title>');
     });
-    for (const literal of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[64:ff9b::7f00:1]', '[64:ff9b::127.0.0.1]', '[64:ff9b:1::7f00:1]']) {
+    for (const literal of [
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[0:0:0:0:0:ffff:7f00:1]',
+      '[64:ff9b::7f00:1]',
+      '[64:ff9b::127.0.0.1]',
+      '[64:ff9b:1::7f00:1]',
+    ]) {
       await expect(fetchPreview(`http://${literal}:${port}/counted`)).rejects.toThrow(/non-public address/);
     }
     expect(requests).toBe(0);

@@ -69,7 +69,10 @@ export class PostgresPreviewStore implements PreviewStore {
           image_url = excluded.image_url, frame_refused = excluded.frame_refused, fetched_at = excluded.fetched_at`;
       if (!announce) return;
       const codes = await tx<{ short_code: string }[]>`select short_code from links where url = ${url}`;
-      await enqueueInvalidations(tx, codes.map((r) => ({ kind: 'link' as const, shortCode: r.short_code })));
+      await enqueueInvalidations(
+        tx,
+        codes.map((r) => ({ kind: 'link' as const, shortCode: r.short_code })),
+      );
     });
   }
 

@@ -31,7 +31,7 @@ async function refresh(deps: PreviewRefreshDeps, url: string): Promise<PreviewRe
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
   if (maxAgeMs > 0 && (await deps.previews.isFresh(url, maxAgeMs))) return 'fresh';
   const before = await deps.previews.load(url);
-  let fetched;
+  let fetched: Awaited<ReturnType<typeof fetchPreview>>;
   try {
     fetched = await fetchPreview(url, { ...deps.fetchOptions, allowPrivate: deps.allowPrivate ?? false });
   } catch (err) {

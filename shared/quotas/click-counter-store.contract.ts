@@ -46,7 +46,12 @@ export function clickCounterStoreContract(name: string, factory: ClickCounterSto
       const store = await factory.make();
       const a = randomUUID();
       const b = randomUUID();
-      expect(await store.add([{ orgId: a, periodStart: PERIOD, delta: 5 }, { orgId: b, periodStart: PERIOD, delta: 2 }])).toEqual([5, 2]);
+      expect(
+        await store.add([
+          { orgId: a, periodStart: PERIOD, delta: 5 },
+          { orgId: b, periodStart: PERIOD, delta: 2 },
+        ]),
+      ).toEqual([5, 2]);
       expect(await store.add([{ orgId: a, periodStart: PERIOD, delta: -3 }])).toEqual([2]);
       expect(await store.add([{ orgId: b, periodStart: PERIOD, delta: -9 }])).toEqual([0]);
       expect(await store.lease(a, PERIOD, 0, 100, 10)).toEqual({ granted: 8, total: 10 });

@@ -37,7 +37,13 @@ export function usageStoreContract(name: string, factory: UsageStoreFactory): vo
         { orgId: a, periodStart: '2026-12-01', clicks: 1 },
       ]);
       const byKey = new Map(totals.map((t) => [`${t.orgId}/${t.periodStart}`, t.clicks]));
-      expect(byKey).toEqual(new Map([[`${a}/${PERIOD}`, 2], [`${b}/${PERIOD}`, 5], [`${a}/2026-12-01`, 1]]));
+      expect(byKey).toEqual(
+        new Map([
+          [`${a}/${PERIOD}`, 2],
+          [`${b}/${PERIOD}`, 5],
+          [`${a}/2026-12-01`, 1],
+        ]),
+      );
       expect(await store.read(a, PERIOD)).toBe(2);
       expect(await store.read(a, '2026-12-01')).toBe(1);
     });

@@ -12,7 +12,12 @@ export interface MetricsText {
 
 export type MetricsServer = ListeningServer;
 
-export async function startMetricsServer(port: number, host: string, render: () => Promise<MetricsText>, onError: (err: unknown) => void = () => {}): Promise<MetricsServer> {
+export async function startMetricsServer(
+  port: number,
+  host: string,
+  render: () => Promise<MetricsText>,
+  onError: (err: unknown) => void = () => {},
+): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const head = req.method === 'HEAD';

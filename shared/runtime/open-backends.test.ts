@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { openHttpStore } from '../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newOrgId, rawHit, sleep } from '../analytics/events/analytics-fixtures.ts';
-import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
+import type { AnalyticsStore } from '../analytics/store/analytics-store.ts';
 import { createAnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
 import { PostgresInvalidationBus } from '../bus/postgres-invalidation-bus.ts';
 import { RedisInvalidationBus } from '../bus/redis-invalidation-bus.ts';
@@ -100,7 +100,9 @@ describe('the invalidation bus reports to the process log', () => {
   it.skipIf(!redisUrl)('Redis bus: a malformed message on the channel is a log line', async () => {
     const prefix = redisTestPrefix();
     const logs: string[] = [];
-    const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }), { log: (m) => logs.push(m) });
+    const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }), {
+      log: (m) => logs.push(m),
+    });
     expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
     const publisher = new Redis(redisUrl!);
     try {
@@ -131,7 +133,13 @@ describe.skipIf(!redisUrl)('openBackends with every server URL (production)', ()
     const orgId = newOrgId();
     await server.stop();
     const logs: string[] = [];
-    const config = commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, CLICKHOUSE_URL: server.url, REDIS_URL: redisUrl, REDIS_PREFIX: `${prefix}late-start:` });
+    const config = commonSchema.parse({
+      DATA_DIR: dir,
+      DATABASE_URL: db.url,
+      CLICKHOUSE_URL: server.url,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: `${prefix}late-start:`,
+    });
     const backends = await openBackends(config, { requireServersFor: 'test', log: (m) => logs.push(m) });
     expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
     expect(backends.rateLimiter).toBeInstanceOf(InsuredRateLimiter); // Redis, insured by memory
@@ -140,7 +148,12 @@ describe.skipIf(!redisUrl)('openBackends with every server URL (production)', ()
     expect(epoch).not.toBeNull();
     expect(await backends.cacheTier()).not.toBeNull();
     const analytics = await backends.analytics();
-    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool, analytics.sharedSpool!], log: (m) => logs.push(m), buffer: { flushIntervalMs: 20, storeCooldownMs: 100 } });
+    const pipeline = createAnalyticsPipeline({
+      ...analytics,
+      backfill: [analytics.spool, analytics.sharedSpool!],
+      log: (m) => logs.push(m),
+      buffer: { flushIntervalMs: 20, storeCooldownMs: 100 },
+    });
     let restarted = false;
     try {
       for (let i = 0; i < 300; i++) pipeline.sink.push(rawHit({ orgId }));

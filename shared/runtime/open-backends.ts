@@ -134,7 +134,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   const embedded = config.DATABASE_URL ? null : await openEmbeddedPostgres(config.DATA_DIR, log);
   let db: Database;
   try {
-    db = await openDatabase({ url: config.DATABASE_URL ?? embedded!.url, poolSize: options.poolSize, release: embedded?.release });
+    db = await openDatabase({ url: config.DATABASE_URL ?? embedded?.url ?? '', poolSize: options.poolSize, release: embedded?.release });
   } catch (err) {
     await embedded?.release();
     throw config.DATABASE_URL ? unreachable('DATABASE_URL', config.DATABASE_URL, err) : err;
@@ -152,7 +152,9 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       })
     : null;
   let redisError: unknown = null;
-  redis?.on('error', (err) => void (redisError = err)); // reported by the calls that fail
+  redis?.on('error', (err) => {
+    redisError = err;
+  }); // reported by the calls that fail
   if (redis && options.requireServersFor) {
     const deadline = Date.now() + SERVER_CHECK_MS;
     for (;;) {
@@ -163,7 +165,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         if (Date.now() >= deadline) {
           redis.disconnect();
           await db.close();
-          throw unreachable('REDIS_URL', config.REDIS_URL!, redisError ?? err);
+          throw unreachable('REDIS_URL', config.REDIS_URL ?? '', redisError ?? err);
         }
         await new Promise((r) => setTimeout(r, 200));
       }
@@ -178,7 +180,11 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         primary: new RedisRateLimiter(redis, prefix),
         insurance: new MemoryRateLimiter(),
         onSwitch: (insured, cause) =>
-          log(insured ? `rate limits: Redis unreachable (${cause instanceof Error ? cause.message : String(cause)}); limiting in this process until it answers` : 'rate limits: Redis answers again'),
+          log(
+            insured
+              ? `rate limits: Redis unreachable (${cause instanceof Error ? cause.message : String(cause)}); limiting in this process until it answers`
+              : 'rate limits: Redis answers again',
+          ),
       })
     : new MemoryRateLimiter();
   const clickCounter: ClickCounterStore = redis ? new RedisClickCounterStore(redis, prefix) : new MemoryClickCounterStore();
@@ -190,7 +196,8 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   const openAnalytics = async (): Promise<AnalyticsBackends> => {
     const storeOptions = { syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS };
     const reportTuning = (r: { tuned: boolean; error?: unknown }): void => {
-      if (!r.tuned) log(`the events table keeps the server's default merge settings (${r.error instanceof Error ? r.error.message.split('\n')[0] : String(r.error)})`);
+      if (!r.tuned)
+        log(`the events table keeps the server's default merge settings (${r.error instanceof Error ? r.error.message.split('\n')[0] : String(r.error)})`);
     };
     let store: AnalyticsStore;
     if (config.CLICKHOUSE_URL) {
@@ -212,7 +219,11 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         );
       };
       try {
-        reportTuning(await (options.requireAnalyticsAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema()));
+        reportTuning(
+          await (options.requireAnalyticsAtStart
+            ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`)
+            : http.ensureSchema()),
+        );
       } catch (err) {
         if (options.requireAnalyticsAtStart) {
           await http.close();
@@ -237,7 +248,11 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         primary: shared,
         fallback: await FileSpool.open(claimed.dir),
         onSwitch: (toDisk, cause) =>
-          log(toDisk ? `Redis refused a spooled batch (${cause instanceof Error ? cause.message : String(cause)}); spooling to ${claimed.dir}` : 'spooling to Redis again'),
+          log(
+            toDisk
+              ? `Redis refused a spooled batch (${cause instanceof Error ? cause.message : String(cause)}); spooling to ${claimed.dir}`
+              : 'spooling to Redis again',
+          ),
       });
       return { store, spool, sharedSpool: shared };
     } catch (err) {
@@ -269,7 +284,14 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       relay = new OutboxRelay({
         sql: db.sql,
         bus,
-        purge: redis ? (messages) => invalidateRecentEpochs(redis, prefix, messages.flatMap((m) => cachedEntryOf(m) ?? [])) : undefined,
+        purge: redis
+          ? (messages) =>
+              invalidateRecentEpochs(
+                redis,
+                prefix,
+                messages.flatMap((m) => cachedEntryOf(m) ?? []),
+              )
+          : undefined,
         onError: (err) => log(`outbox relay: ${err instanceof Error ? err.message : String(err)}`),
       });
       await relay.start();

@@ -72,8 +72,18 @@ export function readGauge(registry: Registry, name: string, help: string, read: 
 export function createProcessMetrics(): ProcessMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const rateLimited = new Counter({ name: 'shortlink_rate_limit_rejections_total', help: 'Requests refused by a rate limiter (429), by scope.', labelNames: ['scope'], registers: [registry] });
-  const previews = new Counter({ name: 'shortlink_preview_fetches_total', help: 'Destination preview refreshes, by outcome (changed, unchanged, fresh = skipped, failed).', labelNames: ['outcome'], registers: [registry] });
+  const rateLimited = new Counter({
+    name: 'shortlink_rate_limit_rejections_total',
+    help: 'Requests refused by a rate limiter (429), by scope.',
+    labelNames: ['scope'],
+    registers: [registry],
+  });
+  const previews = new Counter({
+    name: 'shortlink_preview_fetches_total',
+    help: 'Destination preview refreshes, by outcome (changed, unchanged, fresh = skipped, failed).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const telemetry: Telemetry = {
     rateLimitRejected: (scope) => rateLimited.inc({ scope }),
     previewFetched: (outcome) => previews.inc({ outcome }),
@@ -94,25 +104,51 @@ export function createProcessMetrics(): ProcessMetrics {
 function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {
   const buf = (): ReturnType<AnalyticsPipeline['sink']['metrics']> => p.sink.metrics();
   readCounter(registry, 'shortlink_analytics_events_inserted_total', 'Analytics events the write buffer inserted into the store.', () => buf().flushedEvents);
-  readCounter(registry, 'shortlink_analytics_insert_failures_total', 'Batch inserts into the analytics store that failed or timed out (the batch went to the spool).', () => buf().failedInserts);
+  readCounter(
+    registry,
+    'shortlink_analytics_insert_failures_total',
+    'Batch inserts into the analytics store that failed or timed out (the batch went to the spool).',
+    () => buf().failedInserts,
+  );
   readCounter(registry, 'shortlink_analytics_spooled_batches_total', 'Batches written to a spool because the store refused them.', () => buf().spooledBatches);
   readCounter(registry, 'shortlink_analytics_spooled_events_total', 'Events written to a spool because the store refused them.', () => buf().spooledEvents);
   readCounter(registry, 'shortlink_analytics_spooled_bytes_total', 'Encoded bytes written to the spools.', () => p.spool.appendedBytes ?? 0);
-  readCounter(registry, 'shortlink_analytics_spool_write_failures_total', 'Spool writes that failed (the batch stays in memory and is retried).', () => buf().failedSpoolWrites);
-  readCounter(registry, 'shortlink_analytics_events_dropped_total', 'Analytics events lost, by reason (queue_full, closed, unsaved_at_close).', () => Object.entries(buf().droppedByReason).map(([reason, n]) => [{ reason }, n] as const), {
-    labelNames: ['reason'],
-  });
-  readGauge(registry, 'shortlink_analytics_queue_depth', 'Analytics events held in memory (queued, in flight, or refused by both store and spool).', () => buf().queueDepth);
-  readCounter(registry, 'shortlink_backfill_inserted_events_total', 'Spooled events the backfill workers moved into the store.', () => p.backfill.reduce((n, b) => n + b.metrics().insertedEvents, 0));
-  readCounter(registry, 'shortlink_backfill_failed_attempts_total', 'Backfill inserts that failed (the store is still refusing).', () => p.backfill.reduce((n, b) => n + b.metrics().failedAttempts, 0));
+  readCounter(
+    registry,
+    'shortlink_analytics_spool_write_failures_total',
+    'Spool writes that failed (the batch stays in memory and is retried).',
+    () => buf().failedSpoolWrites,
+  );
+  readCounter(
+    registry,
+    'shortlink_analytics_events_dropped_total',
+    'Analytics events lost, by reason (queue_full, closed, unsaved_at_close).',
+    () => Object.entries(buf().droppedByReason).map(([reason, n]) => [{ reason }, n] as const),
+    {
+      labelNames: ['reason'],
+    },
+  );
+  readGauge(
+    registry,
+    'shortlink_analytics_queue_depth',
+    'Analytics events held in memory (queued, in flight, or refused by both store and spool).',
+    () => buf().queueDepth,
+  );
+  readCounter(registry, 'shortlink_backfill_inserted_events_total', 'Spooled events the backfill workers moved into the store.', () =>
+    p.backfill.reduce((n, b) => n + b.metrics().insertedEvents, 0),
+  );
+  readCounter(registry, 'shortlink_backfill_failed_attempts_total', 'Backfill inserts that failed (the store is still refusing).', () =>
+    p.backfill.reduce((n, b) => n + b.metrics().failedAttempts, 0),
+  );
   readGauge(
     registry,
     'shortlink_backfill_lag_seconds',
     "Age of the oldest event waiting in a spool this process backfills, by spool, as of the backfill worker's last look (0 when it found the spool empty).",
-    () => p.backfill.map((b) => {
-      const oldest = b.metrics().oldestPendingEventMs;
-      return [{ spool: b.spool.description }, oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000)] as const;
-    }),
+    () =>
+      p.backfill.map((b) => {
+        const oldest = b.metrics().oldestPendingEventMs;
+        return [{ spool: b.spool.description }, oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000)] as const;
+      }),
     { labelNames: ['spool'], aggregator: 'max' },
   );
   const lastSize = new Map<string, number>();

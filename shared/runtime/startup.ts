@@ -27,7 +27,10 @@ export function onStartupFailure(close: () => Promise<void> | void): void {
 
 async function runCleanups(): Promise<void> {
   const all = (async () => {
-    for (const close of cleanups.splice(0).reverse()) await Promise.resolve().then(close).catch(() => undefined);
+    for (const close of cleanups.splice(0).reverse())
+      await Promise.resolve()
+        .then(close)
+        .catch(() => undefined);
   })();
   await Promise.race([all, new Promise((r) => setTimeout(r, CLEANUP_DEADLINE_MS).unref())]);
 }

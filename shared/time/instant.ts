@@ -51,7 +51,15 @@ export function parseInstantMicros(text: string): bigint | null {
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   const check = new Date(ms);
   // Date.UTC maps years 0–99 to 1900–1999: a year that does not come back is not taken.
-  if (Number.isNaN(ms) || check.getUTCFullYear() !== Number(y) || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+  if (
+    Number.isNaN(ms) ||
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCDate() !== Number(d) ||
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
     return null;
   }
   let offsetMinutes = 0;

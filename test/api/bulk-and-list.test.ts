@@ -3,7 +3,11 @@ import { bulkSaveResponseSchema, listResponseSchema } from '../../shared/links/l
 import { bootApi, findNullPaths, type ApiFixture, type Org } from '../support/api-fixture.ts';
 
 type Link = { shortCode: string; url: string; smartLink: string; createdAt: string; shortLinkName?: string; createdVia: string };
-type Bulk = { successRecords: Link[]; failureRecords: { index: number; record: unknown; errors: { code: string; message: string }[] }[]; bulkSaveSummary: { successCount: number; failureCount: number } };
+type Bulk = {
+  successRecords: Link[];
+  failureRecords: { index: number; record: unknown; errors: { code: string; message: string }[] }[];
+  bulkSaveSummary: { successCount: number; failureCount: number };
+};
 type Page = { data: Link[]; page: { size: number; number: number; totalElements: number; totalPages: number } };
 
 let fx: ApiFixture;
@@ -50,7 +54,13 @@ describe('bulkSave', () => {
     expect(body.failureRecords.map((f) => f.index)).toEqual([1, 3, 5]);
     expect(body.failureRecords[0]).toMatchObject({ index: 1, record: { url: '' }, errors: [{ code: 'SML002' }] });
     expect(body.failureRecords[1]!.errors[0]).toMatchObject({ code: 'VE001', details: { reason: 'FORMAT' } });
-    expect(body.successRecords[0]).toMatchObject({ url: 'https://e.com/ok-1', shortLinkName: 'one', isActive: true, createdVia: 'EXTERNAL', lastModifiedVia: 'EXTERNAL' });
+    expect(body.successRecords[0]).toMatchObject({
+      url: 'https://e.com/ok-1',
+      shortLinkName: 'one',
+      isActive: true,
+      createdVia: 'EXTERNAL',
+      lastModifiedVia: 'EXTERNAL',
+    });
     // the later record with the same shortCode updated the earlier one
     const listed = await biz.client.list<Page>({ query: `shortCode=${sc}` });
     expect(listed.body.response!.data).toHaveLength(1);
@@ -72,7 +82,7 @@ describe('bulkSave', () => {
 });
 
 describe('list', () => {
-  it('pages newest first, with stable page metadata, and only the caller\'s links', async () => {
+  it("pages newest first, with stable page metadata, and only the caller's links", async () => {
     const mine = [];
     for (let i = 0; i < 5; i++) mine.push((await other.client.save<Link>({ url: `https://e.com/p${i}`, shortLinkName: `p${i}` })).body.response!);
     const p0 = await other.client.list<Page>({ page: 0, size: 2 });
@@ -131,15 +141,22 @@ describe('OpenAPI document', () => {
   it('is OpenAPI 3.1, public, generated from the request schema, and lists every path and error code', async () => {
     const r = await fetch(`${fx.svc.api}/link/external/v1/openapi.json`);
     expect(r.status).toBe(200);
-    const doc = (await r.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> }; 'x-error-codes': Record<string, unknown> };
+    const doc = (await r.json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      'x-error-codes': Record<string, unknown>;
+    };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
-      '/link/external/v1/shortenedUrl/save',
-      '/link/external/v1/shortenedUrl/bulkSave',
-      '/link/external/v1/shortenedUrl',
-      '/link/external/v1/analytics/events',
-      '/link/external/v1/analytics/events/export',
-    ]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/link/external/v1/shortenedUrl/save',
+        '/link/external/v1/shortenedUrl/bulkSave',
+        '/link/external/v1/shortenedUrl',
+        '/link/external/v1/analytics/events',
+        '/link/external/v1/analytics/events/export',
+      ]),
+    );
     expect(Object.keys(doc.components.schemas.SaveLinkRequest!.properties!)).toEqual(expect.arrayContaining(['url', 'shortCode', 'deepLinks', 'cloakEnabled']));
     expect(Object.keys(doc['x-error-codes'])).toHaveLength(14);
   });

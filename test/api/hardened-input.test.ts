@@ -16,7 +16,20 @@ let iosApp: string;
 beforeAll(async () => {
   fx = await bootApi();
   biz = await fx.org('BUSINESS');
-  iosApp = (await fx.svc.admin<{ mobileAppId: string }>('app', 'register', '--org', biz.id, '--name', 'iOS', '--platform', 'IOS', '--store-url', 'https://apps.apple.com/app/1')).mobileAppId;
+  iosApp = (
+    await fx.svc.admin<{ mobileAppId: string }>(
+      'app',
+      'register',
+      '--org',
+      biz.id,
+      '--name',
+      'iOS',
+      '--platform',
+      'IOS',
+      '--store-url',
+      'https://apps.apple.com/app/1',
+    )
+  ).mobileAppId;
 });
 afterAll(async () => fx?.close());
 
@@ -34,7 +47,11 @@ describe('NUL (U+0000) in a body or query string is 400 SML002, never a 500', ()
   it.each([
     ['a text value', { url: 'https://e.com/a', shortLinkName: 'a\u0000b' }, 'shortLinkName: must not contain the NUL character'],
     ['the url', { url: 'https://e.com/a\u0000' }, 'url: must not contain the NUL character'],
-    ['a nested value', { url: 'https://e.com/a', deepLinks: [{ mobileAppId: 'x', deeplinkUrl: 'app://\u0000' }] }, 'deepLinks[0].deeplinkUrl: must not contain the NUL character'],
+    [
+      'a nested value',
+      { url: 'https://e.com/a', deepLinks: [{ mobileAppId: 'x', deeplinkUrl: 'app://\u0000' }] },
+      'deepLinks[0].deeplinkUrl: must not contain the NUL character',
+    ],
     ['a member name', { url: 'https://e.com/a', 'odd\u0000name': 1 }, 'member name odd\\u0000name: must not contain the NUL character'],
     ['a UTM tag', { url: 'https://e.com/a', utmSource: '\u0000' }, 'utmSource: must not contain the NUL character'],
   ])('save: NUL in %s', async (_name, body, message) => {
@@ -42,7 +59,10 @@ describe('NUL (U+0000) in a body or query string is 400 SML002, never a 500', ()
   });
 
   it('bulkSave: NUL in a record value or a record member name refuses the whole batch', async () => {
-    expectSml002(await biz.client.bulk({ data: [{ url: 'https://e.com/ok' }, { url: 'https://e.com/b', customMetadataTitle: 'x\u0000' }] }), 'data[1].customMetadataTitle: must not contain');
+    expectSml002(
+      await biz.client.bulk({ data: [{ url: 'https://e.com/ok' }, { url: 'https://e.com/b', customMetadataTitle: 'x\u0000' }] }),
+      'data[1].customMetadataTitle: must not contain',
+    );
     expectSml002(await biz.client.bulk({ data: [{ url: 'https://e.com/ok', '\u0000': true }] }), 'member name data[0].\\u0000');
     const listed = await biz.client.list({ query: 'url=https://e.com/ok' });
     expect((listed.body as { response: { data: unknown[] } }).response.data).toEqual([]);
@@ -93,7 +113,10 @@ describe('deep links never open local-action schemes (400 SML002 at save)', () =
     'smb://attacker/share',
     'intent://open#Intent;scheme=file;end',
   ])('%s', async (deeplinkUrl) => {
-    expectSml002(await biz.client.save({ url: 'https://e.com/a', deepLinks: [{ mobileAppId: iosApp, deeplinkUrl }] }), 'deepLinks[0].deeplinkUrl: must be an absolute URI whose scheme neither runs code nor opens local resources');
+    expectSml002(
+      await biz.client.save({ url: 'https://e.com/a', deepLinks: [{ mobileAppId: iosApp, deeplinkUrl }] }),
+      'deepLinks[0].deeplinkUrl: must be an absolute URI whose scheme neither runs code nor opens local resources',
+    );
   });
 
   it('custom app schemes, https and Android intents to them still save', async () => {
@@ -133,7 +156,9 @@ function rawExchange(write: (socket: Socket) => void, maxMs: number): Promise<{ 
 describe('the key is checked before the body is read', () => {
   it('a bad key with 10 MB announced and no body sent gets 401 SML003 at once', async () => {
     const r = await rawExchange((s) => {
-      s.write('POST /link/external/v1/shortenedUrl/save HTTP/1.1\r\nHost: api\r\nX-API-KEY: slk_wrong\r\nContent-Type: application/json\r\nContent-Length: 10485760\r\n\r\n');
+      s.write(
+        'POST /link/external/v1/shortenedUrl/save HTTP/1.1\r\nHost: api\r\nX-API-KEY: slk_wrong\r\nContent-Type: application/json\r\nContent-Length: 10485760\r\n\r\n',
+      );
     }, 5_000);
     expect(r.firstDataMs).not.toBeNull();
     expect(r.firstDataMs!).toBeLessThan(2_000);
@@ -146,7 +171,11 @@ describe('the key is checked before the body is read', () => {
   });
 
   it('a bad key with a malformed or oversized JSON body is 401, not 400', async () => {
-    const malformed = await fetch(`${fx.svc.api}/link/external/v1/shortenedUrl/save`, { method: 'POST', headers: { 'x-api-key': 'slk_wrong', 'content-type': 'application/json' }, body: '{"url":' });
+    const malformed = await fetch(`${fx.svc.api}/link/external/v1/shortenedUrl/save`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'slk_wrong', 'content-type': 'application/json' },
+      body: '{"url":',
+    });
     expect(malformed.status).toBe(401);
     const big = await rawExchange((s) => {
       s.write('POST /link/external/v1/shortenedUrl/bulkSave HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n');

@@ -125,7 +125,16 @@ describe('negative cache of unknown API keys', () => {
 
   it('is bounded: the least recently used unknown key is dropped first', async () => {
     const lookups: string[] = [];
-    const keys = new KeyAuthenticator({ findByHash: async (h) => (lookups.push(h), postgresKeyLookup(db.sql).findByHash(h)) }, () => clock, { maxEntries: 2 });
+    const keys = new KeyAuthenticator(
+      {
+        findByHash: async (h) => {
+          lookups.push(h);
+          return postgresKeyLookup(db.sql).findByHash(h);
+        },
+      },
+      () => clock,
+      { maxEntries: 2 },
+    );
     try {
       for (const k of ['slk_a', 'slk_b', 'slk_c', 'slk_c', 'slk_b', 'slk_a']) await expect(keys.authenticate(k)).rejects.toMatchObject({ code: 'SML003' });
       // a, b, c each once; c and b still cached; a was evicted by c and is asked again.

@@ -73,7 +73,8 @@ describe('API observability', () => {
   });
 
   it('a rate-limited request is counted by scope in the registry', async () => {
-    const count = async (): Promise<number> => Number(/^shortlink_rate_limit_rejections_total\{scope="crud"\} (\d+)$/m.exec(await metrics.registry.metrics())?.[1] ?? 0);
+    const count = async (): Promise<number> =>
+      Number(/^shortlink_rate_limit_rejections_total\{scope="crud"\} (\d+)$/m.exec(await metrics.registry.metrics())?.[1] ?? 0);
     refuse = false;
     expect((await fetch(`${base}/link/external/v1/shortenedUrl`, { headers: { 'x-api-key': key } })).status).toBe(200);
     expect(await count()).toBe(0);

@@ -22,7 +22,13 @@ type Media = { schema?: object; 'x-item-schema'?: object };
 type HeaderSpec = { required?: boolean; schema: object };
 type ResponseSpec = { headers?: Record<string, HeaderSpec>; content?: Record<string, Media> };
 type Operation = { operationId?: string; parameters?: { name: string; in: string }[]; responses: Record<string, ResponseSpec> };
-type Document = { openapi: string; info: { title: string; version: string }; servers: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: object };
+type Document = {
+  openapi: string;
+  info: { title: string; version: string };
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: object;
+};
 
 const PUBLIC_URL = 'https://api.example.test';
 const SAVE = '/link/external/v1/shortenedUrl/save';
@@ -117,7 +123,10 @@ describe('OpenAPI document as a contract', () => {
 
   it('generates a client that drives every operation, type-checked strictly with no casts', async () => {
     const source = readFileSync(join(import.meta.dirname, 'openapi-client', 'driver.ts'), 'utf8');
-    const code = source.split('\n').filter((l) => !l.trim().startsWith('//')).join('\n');
+    const code = source
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('//'))
+      .join('\n');
     expect(code).not.toMatch(/\sas\s/);
     expect(code).not.toMatch(/\bany\b/);
     mkdirSync('.tmp', { recursive: true });
@@ -128,7 +137,18 @@ describe('OpenAPI document as a contract', () => {
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: true },
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'Bundler',
+            lib: ['ES2022', 'DOM'],
+            types: [],
+            strict: true,
+            noUncheckedIndexedAccess: true,
+            exactOptionalPropertyTypes: true,
+            noEmit: true,
+            skipLibCheck: true,
+          },
           files: ['driver.ts'],
         }),
       );
@@ -139,9 +159,18 @@ describe('OpenAPI document as a contract', () => {
       expect(tsc).toBe('');
 
       const org = await fx.org('BUSINESS', { limits: ['--crud-per-min', '8', '--analytics-per-min', '1000', '--export-per-min', '1000'] });
-      const driver = (await import(pathToFileURL(join(dir, 'driver.ts')).href)) as { drive(base: string, key: string, today: string): Promise<Record<string, unknown>> };
+      const driver = (await import(pathToFileURL(join(dir, 'driver.ts')).href)) as {
+        drive(base: string, key: string, today: string): Promise<Record<string, unknown>>;
+      };
       const result = await driver.drive(fx.svc.api, org.key, today);
-      expect(result).toMatchObject({ savedShortCode: 'driver-0001', saveErrorCode: 'SML002', bulkSuccess: 1, bulkFirstFailureCode: 'SML002', listedTotal: 1, browsedHasMore: false });
+      expect(result).toMatchObject({
+        savedShortCode: 'driver-0001',
+        saveErrorCode: 'SML002',
+        bulkSuccess: 1,
+        bulkFirstFailureCode: 'SML002',
+        listedTotal: 1,
+        browsedHasMore: false,
+      });
       expect(typeof result.csv).toBe('string');
       expect(String(result.rateLimitedRetryAfter)).toMatch(/^\d+$/);
     } finally {
@@ -208,7 +237,11 @@ describe('OpenAPI document as a contract', () => {
     conforms('get', EXPORT, await call(down.svc.api, outage.key, 'GET', `${EXPORT}?${range}`));
 
     const declared = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops).flatMap(([method, op]) => Object.keys(op.responses).filter((s) => s !== '500').map((s) => `${method} ${path} ${s}`)),
+      Object.entries(ops).flatMap(([method, op]) =>
+        Object.keys(op.responses)
+          .filter((s) => s !== '500')
+          .map((s) => `${method} ${path} ${s}`),
+      ),
     );
     expect([...covered].sort()).toEqual(expect.arrayContaining(declared.sort()));
     expect(declared.filter((d) => !covered.has(d))).toEqual([]);

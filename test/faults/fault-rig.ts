@@ -22,7 +22,11 @@ export async function startOwnRedis(dir: string): Promise<OwnRedis> {
   mkdirSync(dir, { recursive: true });
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i++) {
       if (await answers(port)) return;
       await sleep(50);
@@ -69,8 +73,17 @@ export interface GroupProcess {
 }
 
 /** Starts an entry point as the leader of its own process group; waits for `healthUrl` and for `readyLine` printed `readyCount` times. */
-export async function startGroup(entry: string, env: NodeJS.ProcessEnv, ready: { healthUrl?: string; readyLine?: string; readyCount?: number } = {}): Promise<GroupProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export async function startGroup(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  ready: { healthUrl?: string; readyLine?: string; readyCount?: number } = {},
+): Promise<GroupProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
@@ -130,7 +143,11 @@ export interface WrkResult {
 /** wrk against one URL for `seconds`, counting every response; loopback only, bounded in time. */
 export function runWrk(url: string, seconds: number, connections = 16): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '5s', '-H', 'Host: sho.rt', '-s', join(import.meta.dirname, 'count.lua'), url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'wrk',
+      ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '5s', '-H', 'Host: sho.rt', '-s', join(import.meta.dirname, 'count.lua'), url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.stderr.on('data', (d) => (out += String(d)));

@@ -92,7 +92,9 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
   /** `everyRequestAnswered`: false only when nothing listens at the end (a whole cluster stopped). */
   const check = async (name: string, code: string, load: WrkResult, everyRequestAnswered = true): Promise<void> => {
     const events = await storedEvents(code, load.found);
-    report.push(`${name}: requests ${load.requests}, 302 ${load.found}, other ${load.other}, errors connect/read/write/timeout ${load.connect}/${load.read}/${load.write}/${load.timeout}; events ${events.rows} (distinct ${events.distinct})`);
+    report.push(
+      `${name}: requests ${load.requests}, 302 ${load.found}, other ${load.other}, errors connect/read/write/timeout ${load.connect}/${load.read}/${load.write}/${load.timeout}; events ${events.rows} (distinct ${events.distinct})`,
+    );
     expect(load.found).toBeGreaterThan(1000);
     expect(load.other).toBe(0);
     if (everyRequestAnswered) expect({ read: load.read, write: load.write, timeout: load.timeout }).toEqual({ read: 0, write: 0, timeout: 0 });
@@ -118,7 +120,11 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     await ch.start();
     const result = await load;
     expect(read.status).toBe(503);
-    expect(read.body.errors?.[0]).toMatchObject({ code: 'SML006', message: 'Service temporarily unavailable', details: { kind: 'dependency_unavailable', retryAfterSeconds: 1 } });
+    expect(read.body.errors?.[0]).toMatchObject({
+      code: 'SML006',
+      message: 'Service temporarily unavailable',
+      details: { kind: 'dependency_unavailable', retryAfterSeconds: 1 },
+    });
     expect(read.headers.get('retry-after')).toBe('1');
     expect(readMs).toBeLessThan(1_000);
     expect(result.connect).toBe(0);

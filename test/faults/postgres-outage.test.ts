@@ -33,7 +33,15 @@ describe('Postgres outage', () => {
     ch = await startFakeClickHouse(join(dir, 'clickhouse'));
     const apiPort = await freePort();
     redirectPort = await freePort();
-    const env = productionEnv({ databaseUrl: db.url, redisUrl, redisPrefix: `${uniqueName('pgout')}:`, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort });
+    const env = productionEnv({
+      databaseUrl: db.url,
+      redisUrl,
+      redisPrefix: `${uniqueName('pgout')}:`,
+      clickhouseUrl: ch.url,
+      dataDir: join(dir, 'data'),
+      apiPort,
+      redirectPort,
+    });
     api = await startGroup('api/main.ts', env, { healthUrl: `http://127.0.0.1:${apiPort}` });
     redirector = await startGroup('redirector/main.ts', env, { healthUrl: `http://127.0.0.1:${redirectPort}`, readyLine: 'listening on', readyCount: 2 });
     const org = await adminJson(env, 'org', 'create', '--name', 'PgOutage', '--plan', 'BUSINESS');
@@ -91,6 +99,8 @@ describe('Postgres outage', () => {
     expect(recoveredMs).toBeGreaterThanOrEqual(0);
     // The redirector's misses load again too (no worker stayed broken).
     expect((await send(redirectPort, '/neverseen01', { host: 'sho.rt' })).status).toBe(404);
-    process.stdout.write(`\npostgres outage: API save 503 in ${saveMs} ms, redirect miss 503 in ${missMs} ms, cached link 302, API back ${recoveredMs} ms after restart\n`);
+    process.stdout.write(
+      `\npostgres outage: API save 503 in ${saveMs} ms, redirect miss 503 in ${missMs} ms, cached link 302, API back ${recoveredMs} ms after restart\n`,
+    );
   }, 120_000);
 });

@@ -27,8 +27,22 @@ export async function bootApi(extraEnv: Record<string, string> = {}, adminUrl: s
     org: async (plan, opts = {}) => {
       const org = await svc.admin<{ id: string }>('org', 'create', '--name', `org-${plan}`, '--plan', plan);
       // Generous crud limits unless a test asks otherwise, so suites are not rate-limited by accident.
-      await svc.admin('org', 'set-limits', '--org', org.id, ...(opts.limits ?? ['--crud-per-min', '100000', '--analytics-per-min', '100000', '--export-per-min', '100000']));
-      const created = await svc.admin<{ key: string }>('key', 'create', '--org', org.id, '--label', opts.label ?? 'tests', ...(opts.scopes ? ['--scopes', opts.scopes] : []));
+      await svc.admin(
+        'org',
+        'set-limits',
+        '--org',
+        org.id,
+        ...(opts.limits ?? ['--crud-per-min', '100000', '--analytics-per-min', '100000', '--export-per-min', '100000']),
+      );
+      const created = await svc.admin<{ key: string }>(
+        'key',
+        'create',
+        '--org',
+        org.id,
+        '--label',
+        opts.label ?? 'tests',
+        ...(opts.scopes ? ['--scopes', opts.scopes] : []),
+      );
       return { id: org.id, key: created.key, client: apiClient(svc.api, created.key) };
     },
     close: async () => {

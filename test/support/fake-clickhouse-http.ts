@@ -29,8 +29,28 @@ export interface FakeClickHouse {
   close(): Promise<void>;
 }
 
-const NOT_SETTINGS = new Set(['query', 'query_id', 'database', 'session_id', 'role', 'default_format', 'user', 'password', 'enable_http_compression', 'wait_end_of_query']);
-const INSERT_FORMATS: readonly RawInsertFormat[] = ['JSONEachRow', 'JSONCompactEachRow', 'CSV', 'CSVWithNames', 'TSV', 'TabSeparated', 'TSVWithNames', 'TabSeparatedWithNames'];
+const NOT_SETTINGS = new Set([
+  'query',
+  'query_id',
+  'database',
+  'session_id',
+  'role',
+  'default_format',
+  'user',
+  'password',
+  'enable_http_compression',
+  'wait_end_of_query',
+]);
+const INSERT_FORMATS: readonly RawInsertFormat[] = [
+  'JSONEachRow',
+  'JSONCompactEachRow',
+  'CSV',
+  'CSVWithNames',
+  'TSV',
+  'TabSeparated',
+  'TSVWithNames',
+  'TabSeparatedWithNames',
+];
 const VERSION = '26.7.2.1 (fake-clickhouse-http over chDB)';
 
 /** Reverses ClickHouse's escaped text form of a parameter value (\\ \' \t \n \r \0 \b \f). */
@@ -72,7 +92,11 @@ function sendError(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
-  res.writeHead(500, { 'Content-Type': 'text/plain; charset=UTF-8', 'X-ClickHouse-Exception-Code': String(code), 'X-ClickHouse-Server-Display-Name': 'fake-clickhouse' });
+  res.writeHead(500, {
+    'Content-Type': 'text/plain; charset=UTF-8',
+    'X-ClickHouse-Exception-Code': String(code),
+    'X-ClickHouse-Server-Display-Name': 'fake-clickhouse',
+  });
   res.end(`${text} (version ${VERSION})\n`);
 }
 
@@ -86,7 +110,16 @@ export async function startFakeClickHouse(dataPath: string, port = 0): Promise<F
   let boundPort = port;
 
   const summary = (written: number): string =>
-    JSON.stringify({ read_rows: '0', read_bytes: '0', written_rows: String(written), written_bytes: '0', total_rows_to_read: '0', result_rows: '0', result_bytes: '0', elapsed_ns: '0' });
+    JSON.stringify({
+      read_rows: '0',
+      read_bytes: '0',
+      written_rows: String(written),
+      written_bytes: '0',
+      total_rows_to_read: '0',
+      result_rows: '0',
+      result_bytes: '0',
+      elapsed_ns: '0',
+    });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     requests++;
@@ -125,7 +158,11 @@ export async function startFakeClickHouse(dataPath: string, port = 0): Promise<F
       await writeFile(file, data);
       try {
         const target = `${insert[1] ?? ''}${insert[2] ? ` (${insert[2]})` : ''}`;
-        await main.queryBindAsync(`INSERT INTO ${target}${settingsClause(settings)} SELECT * FROM file({stagedBlock:String}, 'Native')`, { stagedBlock: file }, { format: 'Null' });
+        await main.queryBindAsync(
+          `INSERT INTO ${target}${settingsClause(settings)} SELECT * FROM file({stagedBlock:String}, 'Native')`,
+          { stagedBlock: file },
+          { format: 'Null' },
+        );
       } finally {
         await rm(file, { force: true });
       }

@@ -15,4 +15,3 @@ export const HOSTILE_PAGES: Readonly<Record<string, string>> = {
   'attribute soup': `<head><meta ${'a='.repeat((512 * KIB) / 2)}`,
   'entity soup': `<title>${'&#x'.repeat((512 * KIB) / 3)}</title>`,
 };
-

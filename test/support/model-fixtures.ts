@@ -45,7 +45,16 @@ export function linkOf(over: Partial<StoredLink> = {}): Link {
 }
 
 export function mobileAppOf(platform: Platform, orgId: string, over: Partial<MobileApp> = {}): MobileApp {
-  return { appId: 1, mobileAppId: `app-${platform}`, orgId, name: `app ${platform}`, platform, storeUrl: `https://store.example/${platform}`, active: true, ...over };
+  return {
+    appId: 1,
+    mobileAppId: `app-${platform}`,
+    orgId,
+    name: `app ${platform}`,
+    platform,
+    storeUrl: `https://store.example/${platform}`,
+    active: true,
+    ...over,
+  };
 }
 
 export function domainOf(host: string, orgId: string): Domain {

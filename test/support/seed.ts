@@ -46,7 +46,10 @@ export async function seedLink(sql: Sql, l: SeedLink): Promise<{ id: string; sho
 }
 
 export async function seedApp(sql: Sql, orgId: string, platform: Platform, storeUrl: string): Promise<{ rowId: number; mobileAppId: string }> {
-  const mobileAppId = randomBytes(9).toString('base64').slice(0, 12).replace(/[^A-Za-z0-9+/]/g, 'A');
+  const mobileAppId = randomBytes(9)
+    .toString('base64')
+    .slice(0, 12)
+    .replace(/[^A-Za-z0-9+/]/g, 'A');
   const [row] = await sql<{ id: string }[]>`
     insert into mobile_apps (mobile_app_id, org_id, name, platform, store_url)
     values (${mobileAppId}, ${orgId}, ${`app-${platform}`}, ${platform}, ${storeUrl}) returning id`;

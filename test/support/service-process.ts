@@ -82,7 +82,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     env,
     output: proc.output,
     adminRaw,
-    admin: async <T,>(...args: string[]) => {
+    admin: async <T>(...args: string[]) => {
       const r = await adminRaw(...args, '--json');
       if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
       return JSON.parse(r.stdout) as T;
@@ -103,7 +103,7 @@ export interface Envelope<T = unknown> {
 
 /** A tiny API client for tests: JSON in, envelope out. */
 export function apiClient(base: string, key: string | null) {
-  const call = async <T,>(method: string, path: string, body?: unknown, raw?: string, headers: Record<string, string> = {}): Promise<Envelope<T>> => {
+  const call = async <T>(method: string, path: string, body?: unknown, raw?: string, headers: Record<string, string> = {}): Promise<Envelope<T>> => {
     const h: Record<string, string> = { ...headers };
     if (key !== null) h['x-api-key'] = key;
     let payload: string | undefined;
@@ -160,7 +160,10 @@ export function productionEnv(s: ProductionServers, extra: Record<string, string
 
 /** Runs the admin CLI with --json in `env` and returns its JSON object. */
 export async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Record<string, string>> {
-  const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+  const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+  });
   return JSON.parse(stdout) as Record<string, string>;
 }
 
@@ -178,7 +181,12 @@ export interface StartProcessOptions {
 }
 
 /** Starts one entry point (e.g. 'api/main.ts') and waits until every given base URL answers /healthz. */
-export async function startProcess(entry: string, env: NodeJS.ProcessEnv, healthUrls: string | readonly string[] = [], options: StartProcessOptions = {}): Promise<ChildService> {
+export async function startProcess(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  healthUrls: string | readonly string[] = [],
+  options: StartProcessOptions = {},
+): Promise<ChildService> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
@@ -212,7 +220,11 @@ export interface Outcome {
 /** Runs one entry point until it exits by itself (a start-up failure); SIGKILL after `timeoutMs`. */
 export function runToExit(entry: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Outcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += String(d)));
     child.stderr.on('data', (d) => (output += String(d)));

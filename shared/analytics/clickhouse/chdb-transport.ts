@@ -54,7 +54,11 @@ export class ChdbTransport implements ClickHouseTransport {
     const file = join(this.stagingDir, `${++this.staged}.native`);
     await writeFile(file, block);
     try {
-      await this.session.queryBindAsync(`INSERT INTO ${table} (${columns.join(', ')})${settingsClause(settings)} SELECT * FROM file({stagedBlock:String}, 'Native')`, { stagedBlock: file }, { format: 'Null' });
+      await this.session.queryBindAsync(
+        `INSERT INTO ${table} (${columns.join(', ')})${settingsClause(settings)} SELECT * FROM file({stagedBlock:String}, 'Native')`,
+        { stagedBlock: file },
+        { format: 'Null' },
+      );
     } finally {
       await rm(file, { force: true });
     }

@@ -10,7 +10,6 @@
 import type { EventRecord } from '../events/analytics-event.ts';
 import {
   ANALYTICS_SCHEMA_VERSION,
-  EVENT_FIELD_NAMES,
   EVENT_FIELDS,
   EVENT_OBJECT_FIELDS,
   INSERTED_FIELDS,

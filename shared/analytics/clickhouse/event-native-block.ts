@@ -32,7 +32,12 @@ const COLUMNS = INSERTED_FIELDS.map((k) => {
   return { field: k, name: EVENT_FIELDS[k].column, type, encoding: encodingOf(type) };
 });
 for (const c of COLUMNS) {
-  const fits = c.field === 'eventId' ? c.encoding === 'uuid' : c.field === 'createdAt' ? c.encoding === 'dateTime64Micros' : c.encoding === 'string' || c.encoding === 'nullableString';
+  const fits =
+    c.field === 'eventId'
+      ? c.encoding === 'uuid'
+      : c.field === 'createdAt'
+        ? c.encoding === 'dateTime64Micros'
+        : c.encoding === 'string' || c.encoding === 'nullableString';
   if (!fits) throw new Error(`field ${c.field} cannot be sent as ${c.type}`);
 }
 

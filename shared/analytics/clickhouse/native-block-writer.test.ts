@@ -14,7 +14,9 @@ let chdb: ChdbTransport;
 
 beforeAll(async () => {
   chdb = new ChdbTransport(join(dir, 'db'));
-  await chdb.exec(`CREATE TABLE t (i UInt32, s String, n Nullable(String), lc LowCardinality(Nullable(String)), u UUID, at DateTime64(6, 'UTC')) ENGINE = MergeTree ORDER BY i`);
+  await chdb.exec(
+    `CREATE TABLE t (i UInt32, s String, n Nullable(String), lc LowCardinality(Nullable(String)), u UUID, at DateTime64(6, 'UTC')) ENGINE = MergeTree ORDER BY i`,
+  );
 });
 
 afterAll(async () => {
@@ -35,7 +37,7 @@ const rowsColumn = (values: readonly (string | null)[]) => ({ index: identityInd
 
 function uuidBytes(rows: readonly Row[]): Uint8Array {
   const out = new Uint8Array(16 * rows.length);
-  rows.forEach((r, i) => expect(writeEventId(r.u, out, 16 * i)).toBe(true));
+  for (const [i, r] of rows.entries()) expect(writeEventId(r.u, out, 16 * i)).toBe(true);
   return out;
 }
 
@@ -46,7 +48,11 @@ function block(rows: readonly Row[], ids: readonly number[], start = 0, count = 
   w.lowCardinalityStringColumn('n', rowsColumn(rows.map((r) => r.n)), true);
   w.lowCardinalityStringColumn('lc', rowsColumn(rows.map((r) => r.lc)), true);
   w.uuidColumn('u', uuidBytes(rows));
-  w.dateTime64MicrosColumn('at', "DateTime64(6, 'UTC')", BigInt64Array.from(rows, (r) => BigInt(r.micros)));
+  w.dateTime64MicrosColumn(
+    'at',
+    "DateTime64(6, 'UTC')",
+    BigInt64Array.from(rows, (r) => BigInt(r.micros)),
+  );
   return w.finish();
 }
 
@@ -74,7 +80,13 @@ describe('NativeBlockWriter (read back by chDB)', () => {
   for (const distinct of [255, 256, 257, 65_535, 65_536, 70_000]) {
     it(`writes ${distinct} distinct values with the right index width`, async () => {
       const base = 1_000_000 * (distinct % 97) + distinct;
-      const rows: Row[] = Array.from({ length: distinct + 10 }, (_, i) => ({ s: `v${i % distinct}`, n: i % 3 === 0 ? null : `n${i % distinct}`, lc: `l${i}`, u: uuid(i), micros: String(1_700_000_000_000_000 + i) }));
+      const rows: Row[] = Array.from({ length: distinct + 10 }, (_, i) => ({
+        s: `v${i % distinct}`,
+        n: i % 3 === 0 ? null : `n${i % distinct}`,
+        lc: `l${i}`,
+        u: uuid(i),
+        micros: String(1_700_000_000_000_000 + i),
+      }));
       const ids = rows.map((_, i) => base + i);
       await chdb.insertNative('t', ['i', 's', 'n', 'lc', 'u', 'at'], block(rows, ids), {});
       expect(await readBack(base, base + rows.length)).toEqual(rows);
@@ -82,7 +94,13 @@ describe('NativeBlockWriter (read back by chDB)', () => {
   }
 
   it('inserts several blocks, each from a slice of the arrays, as one insert', async () => {
-    const rows: Row[] = Array.from({ length: 25 }, (_, i) => ({ s: `s${i}`, n: `n${i % 4}`, lc: null, u: uuid(100 + i), micros: String(1_800_000_000_000_000 + i) }));
+    const rows: Row[] = Array.from({ length: 25 }, (_, i) => ({
+      s: `s${i}`,
+      n: `n${i % 4}`,
+      lc: null,
+      u: uuid(100 + i),
+      micros: String(1_800_000_000_000_000 + i),
+    }));
     const ids = rows.map((_, i) => 5_000_000 + i);
     const blocks = [block(rows, ids, 0, 10), block(rows, ids, 10, 10), block(rows, ids, 20, 5)];
     await chdb.insertNative('t', ['i', 's', 'n', 'lc', 'u', 'at'], Buffer.concat(blocks), {});
@@ -98,7 +116,10 @@ describe('NativeBlockWriter (read back by chDB)', () => {
     w.lowCardinalityStringColumn('lc', { index, values }, true);
     w.dateTime64MicrosColumn('at', "DateTime64(6, 'UTC')", at);
     await chdb.insertNative('t', ['i', 'lc', 'at'], w.finish(), {});
-    const back = await chdb.queryRows<{ lc: string | null; micros: string }>('SELECT lc, toString(toUnixTimestamp64Micro(at)) AS micros FROM t WHERE i >= 6000000 AND i < 6000010 ORDER BY i', {});
+    const back = await chdb.queryRows<{ lc: string | null; micros: string }>(
+      'SELECT lc, toString(toUnixTimestamp64Micro(at)) AS micros FROM t WHERE i >= 6000000 AND i < 6000010 ORDER BY i',
+      {},
+    );
     expect(back).toEqual(Array.from(index, (d, i) => ({ lc: values[d], micros: String(at[i]) })));
     // 'Chrome' is written once although two dictionary entries hold it.
     const w2 = new NativeBlockWriter(2, 1, 64);

@@ -108,7 +108,8 @@ export class NativeBlockWriter {
   /** A UUID column from 16 bytes a row in RFC 9562 byte order. */
   uuidColumn(name: string, ids: Uint8Array): void {
     this.header(name, 'UUID');
-    if (ids.length < 16 * (this.start + this.rows)) throw new TypeError(`column ${name}: ${this.start + this.rows} rows need ${16 * (this.start + this.rows)} bytes`);
+    if (ids.length < 16 * (this.start + this.rows))
+      throw new TypeError(`column ${name}: ${this.start + this.rows} rows need ${16 * (this.start + this.rows)} bytes`);
     const bytes = 16 * this.rows;
     this.ensure(bytes);
     this.buf.set(ids.subarray(16 * this.start, 16 * this.start + bytes), this.pos);
@@ -177,7 +178,7 @@ export class NativeBlockWriter {
     }
     const bytes = Buffer.byteLength(s, 'utf8');
     this.varUInt(bytes);
-    this.pos += this.buf.write(s, this.pos, bytes, "utf8");
+    this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
   }
 
   private varUInt(value: number): void {

@@ -27,9 +27,20 @@ describe('user agents', () => {
       deviceBrand: null,
       deviceModel: null,
     });
-    expect(parseUserAgent(IPHONE_UA)).toMatchObject({ deviceType: 'MOBILE', deviceBrand: 'Apple', deviceModel: 'iPhone', osName: 'iOS', browserName: 'Mobile Safari' });
-    expect(parseUserAgent('Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1').deviceType).toBe('TABLET');
-    expect(parseUserAgent('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15').deviceType).toBe('DESKTOP');
+    expect(parseUserAgent(IPHONE_UA)).toMatchObject({
+      deviceType: 'MOBILE',
+      deviceBrand: 'Apple',
+      deviceModel: 'iPhone',
+      osName: 'iOS',
+      browserName: 'Mobile Safari',
+    });
+    expect(
+      parseUserAgent('Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1')
+        .deviceType,
+    ).toBe('TABLET');
+    expect(
+      parseUserAgent('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15').deviceType,
+    ).toBe('DESKTOP');
     expect(parseUserAgent('Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0').deviceType).toBe('DESKTOP');
     expect(parseUserAgent('Mozilla/5.0 (PlayStation 5 3.11) AppleWebKit/605.1.15 (KHTML, like Gecko)').deviceType).toBeNull();
     expect(parseUserAgent('curl/8.5.0').deviceType).toBeNull();
@@ -94,7 +105,9 @@ describe('HitEnricher', () => {
   it('works once per distinct value: each User-Agent, address and referrer of a batch is looked up once', async () => {
     const enricher = new HitEnricher();
     const orgId = newOrgId();
-    const hits = Array.from({ length: 3000 }, (_, i) => rawHit({ orgId, ip: i % 3 === 0 ? '8.8.8.8' : '1.1.1.1', userAgent: i % 2 ? IPHONE_UA : CHROME_WINDOWS_UA, referrer: i % 5 ? null : 'https://t.co/x' }));
+    const hits = Array.from({ length: 3000 }, (_, i) =>
+      rawHit({ orgId, ip: i % 3 === 0 ? '8.8.8.8' : '1.1.1.1', userAgent: i % 2 ? IPHONE_UA : CHROME_WINDOWS_UA, referrer: i % 5 ? null : 'https://t.co/x' }),
+    );
     const looked: string[] = [];
     const lookupWith = enricher.geo.lookupWith.bind(enricher.geo);
     enricher.geo.lookupWith = (readers, ip) => {

@@ -42,7 +42,15 @@ export const ENRICHMENT_SOURCES: Readonly<Record<EnrichedField, EnrichmentSource
 };
 
 const GEO_KEYS = ['country', 'countryCode', 'city', 'region'] as const satisfies readonly (keyof Geo & EnrichedField)[];
-const UA_KEYS = ['browserName', 'browserVersion', 'osName', 'osVersion', 'deviceType', 'deviceBrand', 'deviceModel'] as const satisfies readonly (keyof UserAgentDetails & EnrichedField)[];
+const UA_KEYS = [
+  'browserName',
+  'browserVersion',
+  'osName',
+  'osVersion',
+  'deviceType',
+  'deviceBrand',
+  'deviceModel',
+] as const satisfies readonly (keyof UserAgentDetails & EnrichedField)[];
 for (const k of GEO_KEYS) if (ENRICHMENT_SOURCES[k] !== 'address') throw new Error(`${k} is enriched from the address`);
 for (const k of UA_KEYS) if (ENRICHMENT_SOURCES[k] !== 'userAgent') throw new Error(`${k} is enriched from the User-Agent`);
 

@@ -69,7 +69,11 @@ export class GeoLocator {
   constructor(options: GeoLocatorOptions = {}) {
     this.options = options;
     // Bounded by bytes too: a key is an address (at most 45 characters), a value a few short strings.
-    this.cache = new LRUCache<string, Geo>({ max: options.cacheEntries ?? 50_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (_geo, ip) => 2 * ip.length + 256 });
+    this.cache = new LRUCache<string, Geo>({
+      max: options.cacheEntries ?? 50_000,
+      maxSize: 16 * 1024 * 1024,
+      sizeCalculation: (_geo, ip) => 2 * ip.length + 256,
+    });
   }
 
   /** Opens both databases (once). Later calls return the same promise. */
@@ -78,9 +82,7 @@ export class GeoLocator {
       const defaults = this.options.ipv4Path && this.options.ipv6Path ? null : defaultDbipPaths();
       const v4Path = this.options.ipv4Path ?? defaults?.ipv4Path ?? '';
       const v6Path = this.options.ipv6Path ?? defaults?.ipv6Path ?? '';
-      const opening = Promise.all([maxmind.open<Response>(v4Path), maxmind.open<Response>(v6Path)]).then(
-        ([v4, v6]) => ({ v4, v6 }),
-      );
+      const opening = Promise.all([maxmind.open<Response>(v4Path), maxmind.open<Response>(v6Path)]).then(([v4, v6]) => ({ v4, v6 }));
       // A failed open may be retried by a later call.
       opening.catch(() => {
         this.readers = null;

@@ -43,7 +43,8 @@ export function batchFromRecords(records: readonly EventRecord[]): EventBatch {
     if (!writeEventId(r.eventId, eventIds, i * EVENT_ID_BYTES)) throw new TypeError(`event ${i}: eventId ${JSON.stringify(r.eventId)} is not a UUID`);
   });
   const micros = records.map((r, i) => {
-    if (typeof r.createdAtMicros !== 'string' || !/^-?\d{1,19}$/.test(r.createdAtMicros)) throw new TypeError(`event ${i}: createdAtMicros is not an integer number of microseconds`);
+    if (typeof r.createdAtMicros !== 'string' || !/^-?\d{1,19}$/.test(r.createdAtMicros))
+      throw new TypeError(`event ${i}: createdAtMicros is not an integer number of microseconds`);
     return BigInt(r.createdAtMicros);
   });
   const safe = micros.every((m) => m >= BigInt(Number.MIN_SAFE_INTEGER) && m <= BigInt(Number.MAX_SAFE_INTEGER));

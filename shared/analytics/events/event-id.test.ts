@@ -25,12 +25,22 @@ describe('event ids', () => {
     }
     expect(seen.size).toBe(n);
     expect(eventIdText(bytes, 0).startsWith('00000000-0000-7')).toBe(true);
-    expect(eventIdText(bytes, 16).replace(/-/g, '').slice(0, 12)).toBe(Math.floor(Number.MAX_SAFE_INTEGER / 1000).toString(16).padStart(12, '0'));
+    expect(eventIdText(bytes, 16).replace(/-/g, '').slice(0, 12)).toBe(
+      Math.floor(Number.MAX_SAFE_INTEGER / 1000)
+        .toString(16)
+        .padStart(12, '0'),
+    );
   });
 
   it('refuses text that is no UUID', () => {
     const out = new Uint8Array(16);
-    for (const bad of ['', 'not-a-uuid-at-all-not-a-uuid-at-all!', '0192a3b4-c5d6-7e8f-9012-00000000000g', '0192a3b4c5d67e8f901200000000000000ff', '0192a3b4-c5d6-7e8f-9012-0000000000é0']) {
+    for (const bad of [
+      '',
+      'not-a-uuid-at-all-not-a-uuid-at-all!',
+      '0192a3b4-c5d6-7e8f-9012-00000000000g',
+      '0192a3b4c5d67e8f901200000000000000ff',
+      '0192a3b4-c5d6-7e8f-9012-0000000000é0',
+    ]) {
       expect(writeEventId(bad, out, 0), bad).toBe(false);
     }
   });

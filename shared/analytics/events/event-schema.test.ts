@@ -11,9 +11,29 @@ import { HitBatch } from './hit-batch.ts';
 
 /** The spec's "Analytics event object" table, in its order. */
 const SPEC_TABLE = [
-  'eventId', 'schemaVersion', 'createdAt', 'shortCode', 'shortUrlId', 'eventType', 'clickSource', 'referrer', 'referrerDomain',
-  'country', 'countryCode', 'city', 'region', 'browserName', 'browserVersion', 'osName', 'osVersion', 'deviceType',
-  'deviceBrand', 'deviceModel', 'utmSource', 'utmMedium', 'utmCampaign',
+  'eventId',
+  'schemaVersion',
+  'createdAt',
+  'shortCode',
+  'shortUrlId',
+  'eventType',
+  'clickSource',
+  'referrer',
+  'referrerDomain',
+  'country',
+  'countryCode',
+  'city',
+  'region',
+  'browserName',
+  'browserVersion',
+  'osName',
+  'osVersion',
+  'deviceType',
+  'deviceBrand',
+  'deviceModel',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
 ];
 
 describe('event schema', () => {
@@ -25,7 +45,20 @@ describe('event schema', () => {
   it('has one distinct column per field, and enrichment computes exactly the derived members', () => {
     const columns = Object.values(EVENT_FIELDS).map((f) => f.column);
     expect(new Set(columns).size).toBe(columns.length);
-    expect(ENRICHED_FIELDS).toEqual(['referrerDomain', 'country', 'countryCode', 'city', 'region', 'browserName', 'browserVersion', 'osName', 'osVersion', 'deviceType', 'deviceBrand', 'deviceModel']);
+    expect(ENRICHED_FIELDS).toEqual([
+      'referrerDomain',
+      'country',
+      'countryCode',
+      'city',
+      'region',
+      'browserName',
+      'browserVersion',
+      'osName',
+      'osVersion',
+      'deviceType',
+      'deviceBrand',
+      'deviceModel',
+    ]);
     expect(Object.keys(NO_ENRICHMENT)).toEqual(ENRICHED_FIELDS);
     expect(Object.values(NO_ENRICHMENT).every((v) => v === null)).toBe(true);
     expect(LINK_FIELDS).toEqual(['orgId', 'shortCode', 'shortUrlId', 'utmSource', 'utmMedium', 'utmCampaign']);
@@ -33,8 +66,15 @@ describe('event schema', () => {
     expect(TEXT_FIELDS).toHaveLength(INSERTED_FIELDS.length - 2);
   });
 
-  it('a record built from a hit keeps its link\'s and its own facts, drops the request-only ones, and gets a UUIDv7 of its millisecond; the API object validates', () => {
-    const hit = rawHit({ orgId: newOrgId(), referrer: 'https://r.example/', userAgent: 'ua', ip: '1.2.3.4', utmSource: 'news', clickedAtMicros: 1_767_225_600_123_456 });
+  it("a record built from a hit keeps its link's and its own facts, drops the request-only ones, and gets a UUIDv7 of its millisecond; the API object validates", () => {
+    const hit = rawHit({
+      orgId: newOrgId(),
+      referrer: 'https://r.example/',
+      userAgent: 'ua',
+      ip: '1.2.3.4',
+      utmSource: 'news',
+      clickedAtMicros: 1_767_225_600_123_456,
+    });
     const batch = new HitBatch();
     batch.push(hit);
     const facts = batch.distinctFacts();
@@ -42,7 +82,15 @@ describe('event schema', () => {
     const [record] = recordsFromBatch(batch.toEventBatch(enriched, ENRICHMENT_SOURCES));
     expect(record).not.toHaveProperty('userAgent');
     expect(record).not.toHaveProperty('ip');
-    expect(record).toMatchObject({ orgId: hit.link.orgId, shortUrlId: hit.link.id, createdAtMicros: '1767225600123456', referrer: 'https://r.example/', utmSource: 'news', country: 'France', city: null });
+    expect(record).toMatchObject({
+      orgId: hit.link.orgId,
+      shortUrlId: hit.link.id,
+      createdAtMicros: '1767225600123456',
+      referrer: 'https://r.example/',
+      utmSource: 'news',
+      country: 'France',
+      city: null,
+    });
     expect(record!.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(parseInt(record!.eventId.replace(/-/g, '').slice(0, 12), 16)).toBe(1_767_225_600_123);
     expect(recordsFromBatch(batchFromRecords([record!]))).toEqual([record]);

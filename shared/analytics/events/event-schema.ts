@@ -58,15 +58,27 @@ const DATETIME = "DateTime64(6, 'UTC')";
 
 const hit = <C extends string, T extends string, S extends z.ZodType, E extends ExportEncoding>(column: C, clickhouse: T, schema: S, encoding: E) =>
   ({ column, clickhouse, origin: 'hit', inEvent: true, export: encoding, schema }) as const;
-const link = <C extends string, T extends string, S extends z.ZodType, E extends ExportEncoding, L extends string>(column: C, clickhouse: T, schema: S, encoding: E, linkKey: L) =>
-  ({ column, clickhouse, origin: 'link', inEvent: true, export: encoding, schema, linkKey }) as const;
+const link = <C extends string, T extends string, S extends z.ZodType, E extends ExportEncoding, L extends string>(
+  column: C,
+  clickhouse: T,
+  schema: S,
+  encoding: E,
+  linkKey: L,
+) => ({ column, clickhouse, origin: 'link', inEvent: true, export: encoding, schema, linkKey }) as const;
 const enriched = <C extends string, S extends z.ZodType>(column: C, schema: S) =>
   ({ column, clickhouse: LC_NULLABLE, origin: 'enriched', inEvent: true, export: 'nullable', schema }) as const;
 
 export const EVENT_FIELDS = {
   orgId: { column: 'org_id', clickhouse: 'String', origin: 'link', linkKey: 'orgId', inEvent: false, export: null, schema: text },
   eventId: { column: 'event_id', clickhouse: 'UUID', origin: 'minted', inEvent: true, export: 'uuid', schema: z.uuid() },
-  schemaVersion: { column: 'schema_version', clickhouse: `UInt8 DEFAULT ${ANALYTICS_SCHEMA_VERSION}`, origin: 'constant', inEvent: true, export: 'number', schema: z.literal(ANALYTICS_SCHEMA_VERSION) },
+  schemaVersion: {
+    column: 'schema_version',
+    clickhouse: `UInt8 DEFAULT ${ANALYTICS_SCHEMA_VERSION}`,
+    origin: 'constant',
+    inEvent: true,
+    export: 'number',
+    schema: z.literal(ANALYTICS_SCHEMA_VERSION),
+  },
   createdAt: { column: 'created_at', clickhouse: DATETIME, origin: 'clock', inEvent: true, export: 'instant', schema: instant },
   shortCode: link('short_code', 'String', text, 'text', 'shortCode'),
   shortUrlId: link('short_url_id', 'String', text, 'text', 'id'),
@@ -111,8 +123,7 @@ export type InstantField = FieldsWhere<{ clickhouse: `DateTime64${string}` }>;
 /** Field names in table order. */
 export const EVENT_FIELD_NAMES = Object.keys(EVENT_FIELDS) as EventFieldName[];
 
-const where = <K extends EventFieldName>(test: (spec: EventFieldSpec) => boolean): K[] =>
-  EVENT_FIELD_NAMES.filter((k) => test(EVENT_FIELDS[k])) as K[];
+const where = <K extends EventFieldName>(test: (spec: EventFieldSpec) => boolean): K[] => EVENT_FIELD_NAMES.filter((k) => test(EVENT_FIELDS[k])) as K[];
 
 /** The spec's table order: the NDJSON key order and the CSV columns. */
 export const EVENT_OBJECT_FIELDS: readonly EventObjectField[] = where<EventObjectField>((f) => f.inEvent);

@@ -22,7 +22,12 @@ const buffers: EventWriteBuffer[] = [];
 hitSinkContract('event write buffer (chDB + file spool)', {
   make: async () => {
     store ??= await openChdbStore(join(root, 'chdb'), { syncSettleMillis: 0 });
-    const buffer = new EventWriteBuffer({ store, enricher: new HitEnricher(), spool: await FileSpool.open(join(root, `spool-${buffers.length}`)), flushIntervalMs: 60_000 });
+    const buffer = new EventWriteBuffer({
+      store,
+      enricher: new HitEnricher(),
+      spool: await FileSpool.open(join(root, `spool-${buffers.length}`)),
+      flushIntervalMs: 60_000,
+    });
     buffers.push(buffer);
     return buffer;
   },

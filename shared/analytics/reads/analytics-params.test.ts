@@ -6,7 +6,8 @@ import { parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-p
 import { encodeBrowseCursor } from './browse-cursor.ts';
 
 function errorOf(result: unknown): { code: string; message: string } {
-  if (!(result instanceof AppError)) throw new Error(`expected an AppError, got ${JSON.stringify(result, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+  if (!(result instanceof AppError))
+    throw new Error(`expected an AppError, got ${JSON.stringify(result, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
   return { code: result.code, message: result.message };
 }
 
@@ -37,7 +38,9 @@ describe('parseEventsQuery: mode', () => {
 
   it('neither → the spec message; both → VE001', () => {
     expect(errorOf(parseEventsQuery({}))).toEqual(ve('Must specify either browse mode (from/to) or sync mode (since) parameters.'));
-    expect(errorOf(parseEventsQuery({ limit: '5', afterEventId: 'x' }))).toEqual(ve('Must specify either browse mode (from/to) or sync mode (since) parameters.'));
+    expect(errorOf(parseEventsQuery({ limit: '5', afterEventId: 'x' }))).toEqual(
+      ve('Must specify either browse mode (from/to) or sync mode (since) parameters.'),
+    );
     expect(errorOf(parseEventsQuery({ from: '2026-01-01', to: '2026-01-02', since: '2026-01-01T00:00:00Z' })).code).toBe('VE001');
     expect(errorOf(parseEventsQuery({ from: '2026-01-01', since: '2026-01-01T00:00:00Z' })).code).toBe('VE001');
   });
@@ -77,7 +80,9 @@ describe('parseEventsQuery: browse range', () => {
 
   it('a single day is a 1-day range; from after to is VE001', () => {
     expect(parseEventsQuery({ from: '2026-01-31', to: '2026-01-31' })).toMatchObject({ mode: 'browse' });
-    expect(errorOf(parseEventsQuery({ from: '2026-02-01', to: '2026-01-31' }))).toEqual(ve('Invalid date range: from (2026-02-01) must not be after to (2026-01-31).'));
+    expect(errorOf(parseEventsQuery({ from: '2026-02-01', to: '2026-01-31' }))).toEqual(
+      ve('Invalid date range: from (2026-02-01) must not be after to (2026-01-31).'),
+    );
   });
 
   it('bad dates are VE001', () => {
@@ -154,18 +159,25 @@ describe('parseExportQuery', () => {
       format: 'json',
       filters: { shortCode: null, clickSource: null, eventType: null },
     });
-    expect(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', format: 'CSV', eventType: 'click' })).toMatchObject({ format: 'csv', filters: { eventType: 'CLICK' } });
+    expect(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', format: 'CSV', eventType: 'click' })).toMatchObject({
+      format: 'csv',
+      filters: { eventType: 'CLICK' },
+    });
   });
 
   it('since → the decided message, also together with from/to', () => {
     expect(errorOf(parseExportQuery({ since: '2026-01-01T00:00:00Z' }))).toEqual(ve('since is not allowed on export; use from/to'));
-    expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', since: '2026-01-01T00:00:00Z' }))).toEqual(ve('since is not allowed on export; use from/to'));
+    expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', since: '2026-01-01T00:00:00Z' }))).toEqual(
+      ve('since is not allowed on export; use from/to'),
+    );
   });
 
   it('range errors as in browse; unknown format, missing range, paging parameters are VE001', () => {
     expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-12-31' }))).toEqual(ve('Date range cannot exceed 186 days. Requested range: 365 days.'));
     expect(errorOf(parseExportQuery({ from: '2026-01-02', to: '2026-01-01' })).code).toBe('VE001');
-    expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', format: 'xml' }))).toEqual(ve("Invalid value 'xml' for parameter 'format'. Valid values: json, csv"));
+    expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', format: 'xml' }))).toEqual(
+      ve("Invalid value 'xml' for parameter 'format'. Valid values: json, csv"),
+    );
     expect(errorOf(parseExportQuery({}))).toEqual(ve('Export requires from and to parameters.'));
     expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', limit: '10' })).code).toBe('VE001');
     expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', cursor: 'abc' })).code).toBe('VE001');

@@ -111,7 +111,8 @@ function dateRange(from: string, to: string): { from: string; to: string } {
   ] as const) {
     const day = parseCalendarDate(value);
     if (day === null) throw new Invalid(validationFailed(`Invalid date '${value}' for parameter '${name}'. Expected YYYY-MM-DD.`));
-    if (!isStorableMicros(BigInt(day) * 86_400_000_000n)) throw new Invalid(validationFailed(`Date '${value}' for parameter '${name}' is out of range (${STORABLE_RANGE_TEXT}).`));
+    if (!isStorableMicros(BigInt(day) * 86_400_000_000n))
+      throw new Invalid(validationFailed(`Date '${value}' for parameter '${name}' is out of range (${STORABLE_RANGE_TEXT}).`));
   }
   const days = inclusiveDayCount(from, to);
   if (days < 1) throw new Invalid(validationFailed(`Invalid date range: from (${from}) must not be after to (${to}).`));
@@ -149,7 +150,8 @@ function parseEvents(q: RawQuery): BrowseRequest | SyncRequest {
   if (sinceMicros === null) {
     throw new Invalid(validationFailed(`Invalid timestamp '${sinceText}' for parameter 'since'. Expected an ISO 8601 instant such as 2026-01-01T00:00:00Z.`));
   }
-  if (!isStorableMicros(sinceMicros)) throw new Invalid(validationFailed(`Timestamp '${sinceText}' for parameter 'since' is out of range (${STORABLE_RANGE_TEXT}).`));
+  if (!isStorableMicros(sinceMicros))
+    throw new Invalid(validationFailed(`Timestamp '${sinceText}' for parameter 'since' is out of range (${STORABLE_RANGE_TEXT}).`));
   const afterEventId = single(q, 'afterEventId');
   if (afterEventId !== undefined && !isUuid(afterEventId)) throw new Invalid(validationFailed(`Invalid afterEventId '${afterEventId}'. Expected an event ID.`));
   return { mode: 'sync', sinceMicros, afterEventId: afterEventId?.toLowerCase() ?? null, limit: limit(q), filters: filters(q) };
@@ -169,7 +171,8 @@ function parseExport(q: RawQuery): ExportRequest {
   if (rawFormat !== undefined) {
     const lower = rawFormat.toLowerCase();
     const hit = EXPORT_FORMATS.find((f) => f === lower);
-    if (hit === undefined) throw new Invalid(validationFailed(`Invalid value '${rawFormat}' for parameter 'format'. Valid values: ${EXPORT_FORMATS.join(', ')}`));
+    if (hit === undefined)
+      throw new Invalid(validationFailed(`Invalid value '${rawFormat}' for parameter 'format'. Valid values: ${EXPORT_FORMATS.join(', ')}`));
     format = hit;
   }
   return { mode: 'export', ...range, format, filters: filters(q) };

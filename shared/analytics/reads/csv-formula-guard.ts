@@ -9,7 +9,7 @@ export const FORMULA_TRIGGERS: readonly string[] = ['=', '+', '-', '@', '\t', '\
 
 /** The text as the CSV export writes it before quoting: `'` in front when it starts with a trigger. */
 export function neutraliseFormula(text: string): string {
-  return text.length > 0 && FORMULA_TRIGGERS.includes(text[0]!) ? `'${text}` : text;
+  return text.length > 0 && FORMULA_TRIGGERS.includes(text.charAt(0)) ? `'${text}` : text;
 }
 
 /** A trigger as a ClickHouse string literal (quotes and backslashes escaped, TAB and CR as escapes). */

@@ -91,7 +91,10 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
 
     it('creates the events table with its merge settings, idempotently', async () => {
       expect(await store.ensureSchema()).toEqual({ tuned: true });
-      const [table] = await transport.queryRows<{ engine_full: string }>(`SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = {name:String}`, { name: EVENTS_TABLE });
+      const [table] = await transport.queryRows<{ engine_full: string }>(
+        `SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = {name:String}`,
+        { name: EVENTS_TABLE },
+      );
       for (const [k, v] of Object.entries(MERGE_SETTINGS)) expect(table?.engine_full).toContain(`${k} = ${v}`);
     });
 
@@ -168,7 +171,15 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       await store.insert(await enricher.enrich(hits), randomUUID());
       const page = await store.browse(orgId, 'UTC', browseReq({ from: '2026-03-10', to: '2026-03-10' }));
       expect(page.data.map((e) => e.createdAt)).toEqual(['2026-03-10T10:00:00Z', '2026-03-10T10:00:00.120Z']);
-      expect(page.data[0]).toMatchObject({ deviceType: 'MOBILE', osName: 'iOS', deviceBrand: 'Apple', deviceModel: 'iPhone', country: null, referrer: null, referrerDomain: null });
+      expect(page.data[0]).toMatchObject({
+        deviceType: 'MOBILE',
+        osName: 'iOS',
+        deviceBrand: 'Apple',
+        deviceModel: 'iPhone',
+        country: null,
+        referrer: null,
+        referrerDomain: null,
+      });
       expect(page.data[1]).toMatchObject({ eventType: 'METADATA_PREVIEW', clickSource: 'UNKNOWN', browserName: null, deviceType: null });
     });
 
@@ -176,7 +187,9 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const orgId = newOrgId();
       const start = isoMicros('2026-02-01T00:00:00Z');
       // 5 events share each timestamp, so ties are broken by eventId across page boundaries.
-      const records = Array.from({ length: 60 }, (_, i) => eventRecord({ orgId, createdAtMicros: (start + BigInt(Math.floor(i / 5)) * 3_600_000_000n).toString() }));
+      const records = Array.from({ length: 60 }, (_, i) =>
+        eventRecord({ orgId, createdAtMicros: (start + BigInt(Math.floor(i / 5)) * 3_600_000_000n).toString() }),
+      );
       await store.insert(records.slice(0, 30), randomUUID());
       await store.insert(records.slice(30), randomUUID());
       const seen: AnalyticsEvent[] = [];
@@ -223,7 +236,11 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(await createdIn('UTC', '2026-03-10', '2026-03-10')).toEqual(['2026-03-10T22:59:59.999999Z', '2026-03-10T23:00:00Z']);
       expect(await createdIn('UTC', '2026-03-11', '2026-03-11')).toEqual(['2026-03-11T23:30:00Z']);
       expect(await createdIn('Europe/Berlin', '2026-03-29', '2026-03-29')).toEqual(['2026-03-28T23:00:00Z', '2026-03-29T21:59:59Z']);
-      expect(await createdIn('America/New_York', '2026-03-10', '2026-03-11')).toEqual(['2026-03-10T22:59:59.999999Z', '2026-03-10T23:00:00Z', '2026-03-11T23:30:00Z']);
+      expect(await createdIn('America/New_York', '2026-03-10', '2026-03-11')).toEqual([
+        '2026-03-10T22:59:59.999999Z',
+        '2026-03-10T23:00:00Z',
+        '2026-03-11T23:30:00Z',
+      ]);
     });
 
     it('filters by shortCode, clickSource and eventType, combined', async () => {
@@ -247,7 +264,12 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const synced = await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z', clickSource: 'QR_CODE', eventType: 'CLICK' }));
       expect(synced.data.map((e) => e.eventId)).toEqual([recs[0]?.eventId]);
       const exported = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-04-01', to: '2026-04-01', shortCode: 'code-bbbb' })));
-      expect(exported.trim().split('\n').map((l) => (JSON.parse(l) as AnalyticsEvent).eventId)).toEqual([recs[2]?.eventId]);
+      expect(
+        exported
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as AnalyticsEvent).eventId),
+      ).toEqual([recs[2]?.eventId]);
     });
 
     it('never shows another organisation’s events', async () => {
@@ -345,12 +367,18 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       await transport.exec(`OPTIMIZE TABLE ${EVENTS_TABLE} PARTITION 202605 FINAL`);
       expect(await store.countPhysicalRows(orgId)).toBe(20);
       expect((await syncAll(orgId, synced.last.nextSince ?? '', synced.last.afterEventId, 100)).events).toEqual([]);
-      expect((await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100)).last).toMatchObject({ nextSince: synced.last.nextSince, afterEventId: synced.last.afterEventId });
+      expect((await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100)).last).toMatchObject({
+        nextSince: synced.last.nextSince,
+        afterEventId: synced.last.afterEventId,
+      });
     });
 
     it('exports NDJSON: one event object per line, browse order, nulls kept', async () => {
       const orgId = newOrgId();
-      const recs = eventRecords(orgId, 30, isoMicros('2026-06-01T00:00:00Z'), 60_000_000n, { referrer: 'https://example.com/a/b', referrerDomain: 'example.com' });
+      const recs = eventRecords(orgId, 30, isoMicros('2026-06-01T00:00:00Z'), 60_000_000n, {
+        referrer: 'https://example.com/a/b',
+        referrerDomain: 'example.com',
+      });
       await store.insert(recs, randomUUID());
       const text = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-01', to: '2026-06-01' })));
       expect(text.endsWith('\n')).toBe(true);
@@ -397,13 +425,21 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(empty).toBe(`${EVENT_OBJECT_FIELDS.join(',')}\r\n`);
     });
 
-    it('neutralises spreadsheet formulas in CSV text cells (leading \'), and keeps NDJSON raw', async () => {
+    it("neutralises spreadsheet formulas in CSV text cells (leading '), and keeps NDJSON raw", async () => {
       const orgId = newOrgId();
       const at = (s: string): string => isoMicros(`2026-06-03T${s}Z`).toString();
       const hyperlink = '=HYPERLINK("http://x","y")';
       // A click as the redirector records it: Referer and User-Agent straight from the request.
       const hits = ['@SUM(1+1)', '+cmd', '-2+3', '\tcalc', '\rcalc'].map((userAgent, i) =>
-        rawHit({ orgId, clickedAtMicros: Number(at(`10:00:0${i}`)), referrer: hyperlink, userAgent, utmSource: userAgent, utmMedium: '-1', utmCampaign: 'plain' }),
+        rawHit({
+          orgId,
+          clickedAtMicros: Number(at(`10:00:0${i}`)),
+          referrer: hyperlink,
+          userAgent,
+          utmSource: userAgent,
+          utmMedium: '-1',
+          utmCampaign: 'plain',
+        }),
       );
       const enriched = await enricher.enrich(hits);
       await store.insert(enriched, randomUUID());
@@ -426,14 +462,23 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(rows[1]?.[col('eventId')]).toBe(enriched[0]?.eventId);
       expect(rows[1]?.[col('createdAt')]).toBe('2026-06-03T10:00:00Z');
       const last = rows[6] ?? [];
-      expect([last[col('shortCode')], last[col('city')], last[col('region')], last[col('referrer')], last[col('country')]]).toEqual(["'-dash-code", "'@home", "'=1+1", "it's = fine", '']);
+      expect([last[col('shortCode')], last[col('city')], last[col('region')], last[col('referrer')], last[col('country')]]).toEqual([
+        "'-dash-code",
+        "'@home",
+        "'=1+1",
+        "it's = fine",
+        '',
+      ]);
       // The formula cell is quoted as RFC 4180 says, after the apostrophe.
       expect(csv).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
       // Every cell of the export: none starts with a trigger any more.
       for (const row of rows.slice(1)) for (const cell of row) expect(/^[=+\-@\t\r]/.test(cell)).toBe(false);
 
       const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-06-03', to: '2026-06-03' })));
-      const events = ndjson.trimEnd().split('\n').map((l) => JSON.parse(l) as AnalyticsEvent);
+      const events = ndjson
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as AnalyticsEvent);
       expect(events.map((e) => [e.referrer, e.utmSource, e.utmMedium])).toEqual([
         [hyperlink, '@SUM(1+1)', '-1'],
         [hyperlink, '+cmd', '-1'],
@@ -454,12 +499,35 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
         'backslash \\ then \\u001B as text, \\\u001B, slash / and </script>',
         'separators \u2028 and \u2029, del \u007f, nel \u0085, bom \ufeff',
         'Zürich, São Paulo, 東京, emoji 😀👍🏽, replacement \ufffd',
-        '"', ',', '', 'x'.repeat(3000),
+        '"',
+        ',',
+        '',
+        'x'.repeat(3000),
       ];
-      const times = ['2026-09-01T00:00:00Z', '2026-09-01T00:00:00.120Z', '2026-09-01T00:00:00.000001Z', '2026-09-01T00:00:01.123456Z', '2026-09-01T00:00:02.100Z', '2026-09-01T23:59:58.999999Z'];
+      const times = [
+        '2026-09-01T00:00:00Z',
+        '2026-09-01T00:00:00.120Z',
+        '2026-09-01T00:00:00.000001Z',
+        '2026-09-01T00:00:01.123456Z',
+        '2026-09-01T00:00:02.100Z',
+        '2026-09-01T23:59:58.999999Z',
+      ];
       const recs = texts.flatMap((text, i) => [
-        eventRecord({ orgId, createdAtMicros: isoMicros(times[i % times.length] ?? '').toString(), referrer: text, utmCampaign: text, city: text.slice(0, 40), deviceModel: null }),
-        eventRecord({ orgId, createdAtMicros: (isoMicros(times[(i + 3) % times.length] ?? '') + 7n).toString(), shortCode: `c,${i}`, utmSource: text.slice(-20), country: text === '' ? '' : null }),
+        eventRecord({
+          orgId,
+          createdAtMicros: isoMicros(times[i % times.length] ?? '').toString(),
+          referrer: text,
+          utmCampaign: text,
+          city: text.slice(0, 40),
+          deviceModel: null,
+        }),
+        eventRecord({
+          orgId,
+          createdAtMicros: (isoMicros(times[(i + 3) % times.length] ?? '') + 7n).toString(),
+          shortCode: `c,${i}`,
+          utmSource: text.slice(-20),
+          country: text === '' ? '' : null,
+        }),
       ]);
       await store.insert(recs, randomUUID());
       const events = (await store.browse(orgId, 'UTC', browseReq({ from: '2026-09-01', to: '2026-09-01', limit: '5000' }))).data;

@@ -43,7 +43,6 @@ import { exportBytes } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { formatMicros } from '../../time/instant.ts';
 
-
 const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Production default: a row becomes visible to sync this long after its ingestion stamp. */

@@ -63,7 +63,7 @@ describe('syncSql', () => {
   const orgId = randomUUID();
   const cleanOrgId = randomUUID();
   const random = prng(20260522);
-  const pick = <T,>(xs: readonly T[]): T => {
+  const pick = <T>(xs: readonly T[]): T => {
     const x = xs[Math.floor(random() * xs.length)];
     if (x === undefined) throw new Error('empty');
     return x;
@@ -77,22 +77,50 @@ describe('syncSql', () => {
     for (const r of rows) positions.push({ since: r.ingestedMicros, eventId: r.record.eventId });
     const ingested = { column: 'ingested_at', type: "DateTime64(6, 'UTC')", micros: BigInt64Array.from(rows, (r) => r.ingestedMicros) };
     const batch = batchFromRecords(rows.map((r) => r.record));
-    await transport.insertNative(EVENTS_TABLE, [...INSERT_COLUMNS, 'ingested_at'], encodeEventBlock(batch, 0, batch.rows, [ingested]), insertSettings(randomUUID()));
+    await transport.insertNative(
+      EVENTS_TABLE,
+      [...INSERT_COLUMNS, 'ingested_at'],
+      encodeEventBlock(batch, 0, batch.rows, [ingested]),
+      insertSettings(randomUUID()),
+    );
   }
 
   function record(org: string, createdMicros: bigint): EventRecord {
-    return eventRecord({ orgId: org, eventId: uuidv7(), createdAtMicros: createdMicros.toString(), shortCode: pick(CODES), clickSource: pick(SOURCES), eventType: random() < 0.8 ? 'CLICK' : 'METADATA_PREVIEW' });
+    return eventRecord({
+      orgId: org,
+      eventId: uuidv7(),
+      createdAtMicros: createdMicros.toString(),
+      shortCode: pick(CODES),
+      clickSource: pick(SOURCES),
+      eventType: random() < 0.8 ? 'CLICK' : 'METADATA_PREVIEW',
+    });
   }
 
   async function page(sql: string, params: QueryParams): Promise<Row[]> {
     return transport.queryRows<Row>(sql, params);
   }
 
-  async function compare(org: string, since: bigint, afterEventId: string | null, limit: number, filters: Partial<Record<'shortCode' | 'clickSource' | 'eventType', string>>): Promise<Row[]> {
-    const flags = { shortCode: filters.shortCode !== undefined, clickSource: filters.clickSource !== undefined, eventType: filters.eventType !== undefined, afterEventId: afterEventId !== null };
+  async function compare(
+    org: string,
+    since: bigint,
+    afterEventId: string | null,
+    limit: number,
+    filters: Partial<Record<'shortCode' | 'clickSource' | 'eventType', string>>,
+  ): Promise<Row[]> {
+    const flags = {
+      shortCode: filters.shortCode !== undefined,
+      clickSource: filters.clickSource !== undefined,
+      eventType: filters.eventType !== undefined,
+      afterEventId: afterEventId !== null,
+    };
     const params: Record<string, string | number> = { orgId: org, sinceMicros: since.toString(), settleMillis: 0, limit, ...filters };
     if (afterEventId !== null) params.afterEventId = afterEventId;
-    const got = (await page(syncSql(flags), params)).map((r) => ({ eventId: r.eventId, ingestedAtMicros: r.ingestedAtMicros, shortCode: r.shortCode, referrer: r.referrer }));
+    const got = (await page(syncSql(flags), params)).map((r) => ({
+      eventId: r.eventId,
+      ingestedAtMicros: r.ingestedAtMicros,
+      shortCode: r.shortCode,
+      referrer: r.referrer,
+    }));
     const want = await page(referenceSyncSql(flags), params);
     expect(got, JSON.stringify({ since: since.toString(), afterEventId, limit, filters })).toEqual(want);
     return want;
@@ -115,7 +143,7 @@ describe('syncSql', () => {
         batch.push({ record: record(orgId, clock), ingestedMicros: 0n });
       }
       const stamp = clock + SECOND + BigInt(Math.floor(random() * 2_000_000));
-      batch.forEach((x, i) => (x.ingestedMicros = shared ? stamp : stamp + BigInt(i)));
+      for (const [i, x] of batch.entries()) x.ingestedMicros = shared ? stamp : stamp + BigInt(i);
       await insert(batch);
       stored.push(...batch);
       // The same batches for an organisation that never sees a repeated insert.
@@ -124,7 +152,9 @@ describe('syncSql', () => {
     }
     // Late events: clicks from days ago, ingested now-ish, one stamp.
     const lateStamp = clock + 10n * SECOND;
-    await insert(Array.from({ length: 15 }, () => ({ record: record(orgId, base - BigInt(Math.floor(random() * 86_400)) * SECOND), ingestedMicros: lateStamp })));
+    await insert(
+      Array.from({ length: 15 }, () => ({ record: record(orgId, base - BigInt(Math.floor(random() * 86_400)) * SECOND), ingestedMicros: lateStamp })),
+    );
     // Repeated inserts of stored events: later copies (invisible), an earlier copy inserted
     // afterwards (it wins), copies sharing the original's stamp, and a later copy that differs.
     const later = stored.filter(() => random() < 0.1);
@@ -134,7 +164,12 @@ describe('syncSql', () => {
     const sameStamp = stored.filter(() => random() < 0.03);
     await insert(sameStamp.map((x) => ({ record: x.record, ingestedMicros: x.ingestedMicros })));
     const differing = stored.filter(() => random() < 0.03);
-    await insert(differing.map((x) => ({ record: { ...x.record, shortCode: 'code-z', referrer: 'https://changed.example/' }, ingestedMicros: x.ingestedMicros + 2n * SECOND })));
+    await insert(
+      differing.map((x) => ({
+        record: { ...x.record, shortCode: 'code-z', referrer: 'https://changed.example/' },
+        ingestedMicros: x.ingestedMicros + 2n * SECOND,
+      })),
+    );
     // A batch repeated inside one insert (one stamp), and unsettled rows (stamped in the future).
     const twice = Array.from({ length: 6 }, () => record(orgId, clock + BigInt(Math.floor(random() * 1000))));
     await insert([...twice, ...twice.slice(0, 3)].map((r) => ({ record: r, ingestedMicros: lateStamp + 5n * SECOND })));
@@ -146,11 +181,17 @@ describe('syncSql', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const randomWindow = (): { since: bigint; afterEventId: string | null; limit: number; filters: Partial<Record<'shortCode' | 'clickSource' | 'eventType', string>> } => {
+  const randomWindow = (): {
+    since: bigint;
+    afterEventId: string | null;
+    limit: number;
+    filters: Partial<Record<'shortCode' | 'clickSource' | 'eventType', string>>;
+  } => {
     const p = pick(positions);
     const r = random();
     const since = r < 0.1 ? 0n : r < 0.2 ? p.since + 1n : r < 0.25 ? now + 7200n * SECOND : p.since;
-    const afterEventId = random() < 0.5 ? null : random() < 0.8 ? p.eventId : pick(['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', uuidv7()]);
+    const afterEventId =
+      random() < 0.5 ? null : random() < 0.8 ? p.eventId : pick(['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', uuidv7()]);
     const filters: Partial<Record<'shortCode' | 'clickSource' | 'eventType', string>> = {};
     if (random() < 0.2) filters.shortCode = pick([...CODES, 'code-z']);
     if (random() < 0.15) filters.clickSource = pick(SOURCES);
@@ -202,7 +243,10 @@ describe('syncSql', () => {
       throw new Error('sync did not end');
     };
     const physicalRows = async (): Promise<number> =>
-      Number((await page(`SELECT toString(count()) AS eventId FROM ${EVENTS_TABLE} WHERE org_id = {orgId:String} AND ingested_at <= now64(6)`, { orgId }))[0]?.eventId);
+      Number(
+        (await page(`SELECT toString(count()) AS eventId FROM ${EVENTS_TABLE} WHERE org_id = {orgId:String} AND ingested_at <= now64(6)`, { orgId }))[0]
+          ?.eventId,
+      );
     let seenRows = 0;
     for (const limit of [6, 40]) {
       const seen = await consume(orgId, limit);

@@ -98,7 +98,7 @@ export class BackfillWorker {
   private async runDrain(): Promise<BackfillResult> {
     const result: BackfillResult = { insertedBatches: 0, insertedEvents: 0, failed: false };
     for (;;) {
-      let entries;
+      let entries: Awaited<ReturnType<EventSpool['peek']>>;
       try {
         entries = await this.options.spool.peek(this.batchesPerRound);
       } catch (err) {

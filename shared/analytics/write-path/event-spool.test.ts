@@ -51,7 +51,10 @@ describe.skipIf(!redisUrl)('on 127.0.0.1:6379', () => {
 
 describe('FileSpool files', () => {
   const batch = (n: number) => ({ token: randomUUID(), records: eventRecords(newOrgId(), n, 1_767_225_600_000_000n) });
-  const segments = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.ndjson')).sort();
+  const segments = (dir: string): string[] =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.ndjson'))
+      .sort();
 
   it('rotates by size and deletes a segment once all its batches are acknowledged', async () => {
     const dir = freshDir();

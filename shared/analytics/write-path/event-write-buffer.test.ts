@@ -12,7 +12,7 @@ import type { EventRecord } from '../events/analytics-event.ts';
 import type { EventBatch } from '../events/event-batch.ts';
 import { CHROME_WINDOWS_UA, eventRecords, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { progressLine } from '../../runtime/progress-line.ts';
-import { AnalyticsStore } from '../store/analytics-store.ts';
+import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import type { RawHit } from '../events/raw-hit.ts';
@@ -102,8 +102,21 @@ describe('EventWriteBuffer', () => {
     const hit = rawHit({ orgId, ip: '8.8.8.8', userAgent: CHROME_WINDOWS_UA, clickedAtMicros: 1_767_225_600_123_456 });
     buf.push(hit);
     await buf.close();
-    const page = await store.browse(orgId, 'UTC', { mode: 'browse', from: '2026-01-01', to: '2026-01-01', cursor: null, limit: 10, filters: { shortCode: null, clickSource: null, eventType: null } });
-    expect(page.data[0]).toMatchObject({ createdAt: '2026-01-01T00:00:00.123456Z', shortUrlId: hit.link.id, countryCode: 'US', browserName: 'Chrome', deviceType: 'DESKTOP' });
+    const page = await store.browse(orgId, 'UTC', {
+      mode: 'browse',
+      from: '2026-01-01',
+      to: '2026-01-01',
+      cursor: null,
+      limit: 10,
+      filters: { shortCode: null, clickSource: null, eventType: null },
+    });
+    expect(page.data[0]).toMatchObject({
+      createdAt: '2026-01-01T00:00:00.123456Z',
+      shortUrlId: hit.link.id,
+      countryCode: 'US',
+      browserName: 'Chrome',
+      deviceType: 'DESKTOP',
+    });
     // A UUIDv7 minted for the click's millisecond.
     expect(page.data[0]!.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(parseInt(page.data[0]!.eventId.replace(/-/g, '').slice(0, 12), 16)).toBe(1_767_225_600_123);
@@ -140,7 +153,12 @@ describe('store outage → spool → backfill', () => {
     const terminal = Object.assign(new PassThrough(), { isTTY: true });
     let drawn = '';
     terminal.on('data', (c: Buffer) => (drawn += c.toString()));
-    const r = await new BackfillWorker({ spool, store, batchesPerRound: 5, progress: progressLine({ stream: terminal, delayMs: 0, intervalMs: 0 }) }).drainOnce();
+    const r = await new BackfillWorker({
+      spool,
+      store,
+      batchesPerRound: 5,
+      progress: progressLine({ stream: terminal, delayMs: 0, intervalMs: 0 }),
+    }).drainOnce();
     expect(r).toMatchObject({ insertedBatches: 12, insertedEvents: 60, failed: false });
     expect(await store.countEvents(orgId)).toBe(60);
     expect(drawn).toContain(`\rbackfill from ${spool.description}: 1 batches (5 events) moved\x1b[K`);

@@ -21,7 +21,12 @@ describe('FallbackSpool', () => {
     const redis = new Redis({ host: '127.0.0.1', port: await freePort(), commandTimeout: 300, maxRetriesPerRequest: 1 });
     redis.on('error', () => {});
     const switches: boolean[] = [];
-    const spool = new FallbackSpool({ primary: new RedisStreamSpool({ prefix: 'dead:', redis }), fallback: await FileSpool.open(join(root, 'disk')), cooldownMs: 60_000, onSwitch: (d) => switches.push(d) });
+    const spool = new FallbackSpool({
+      primary: new RedisStreamSpool({ prefix: 'dead:', redis }),
+      fallback: await FileSpool.open(join(root, 'disk')),
+      cooldownMs: 60_000,
+      onSwitch: (d) => switches.push(d),
+    });
     const orgId = newOrgId();
     const started = Date.now();
     for (let i = 0; i < 20; i++) await spool.append({ token: `t${i}`, records: eventRecords(orgId, 10, 1_767_225_600_000_000n) });
@@ -42,9 +47,19 @@ describe('claimSpoolDirectory', () => {
     const base = join(root, 'slots');
     const mine = claimSpoolDirectory(base);
     // Another live process holds slot-1.
-    const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+    const holder = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `
       import { claimSpoolDirectory } from ${JSON.stringify(join(import.meta.dirname, 'spool-directory.ts'))};
-      const c = claimSpoolDirectory(${JSON.stringify(base)}); console.log(c.dir); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const c = claimSpoolDirectory(${JSON.stringify(base)}); console.log(c.dir); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const theirs = await new Promise<string>((resolve) => holder.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
     expect(theirs).not.toBe(mine.dir);
     expect(claimSpoolDirectory(base).dir).not.toBe(theirs); // still held: skipped

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { openHttpStore } from '../../../test/support/analytics-stores.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROME_WINDOWS_UA, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
-import { AnalyticsStore } from '../store/analytics-store.ts';
+import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import { parseInstantMicros } from '../../time/instant.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../../../test/support/fake-clickhouse-http.ts';
@@ -83,7 +83,13 @@ describe.skipIf(!redisUrl)('production ingest: HTTP ClickHouse + Redis stream sp
     let since = '2000-01-01T00:00:00Z';
     let after: string | null = null;
     for (;;) {
-      const q = { mode: 'sync' as const, sinceMicros: parseInstantMicros(since) ?? 0n, afterEventId: after, limit: 400, filters: { shortCode: null, clickSource: null, eventType: null } };
+      const q = {
+        mode: 'sync' as const,
+        sinceMicros: parseInstantMicros(since) ?? 0n,
+        afterEventId: after,
+        limit: 400,
+        filters: { shortCode: null, clickSource: null, eventType: null },
+      };
       const page = await store.sync(orgId, q);
       for (const e of page.data) {
         expect(seen.has(e.eventId)).toBe(false);

@@ -24,7 +24,6 @@ export type StringField = FieldsOfType<'string'>;
 export type BooleanField = FieldsOfType<'boolean'>;
 export type EnumField = FieldsOfType<'enum'>;
 
-
 export interface StringComparison {
   readonly kind: 'string';
   readonly field: StringField;
@@ -61,7 +60,7 @@ export interface ListQueryOr {
 export type ListQueryNode = ListQueryComparison | ListQueryAnd | ListQueryOr;
 
 export function isListQueryField(name: string): name is ListQueryField {
-  return Object.prototype.hasOwnProperty.call(LIST_QUERY_FIELDS, name);
+  return Object.hasOwn(LIST_QUERY_FIELDS, name);
 }
 
 export function isBooleanField(field: ListQueryField): field is BooleanField {

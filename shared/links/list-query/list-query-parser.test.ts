@@ -63,9 +63,7 @@ describe('parseListQuery: comparisons', () => {
 describe('parseListQuery: values', () => {
   it('reads a bare URL with ?, = and & as one value', () => {
     expect(parseListQuery('url=https://x.com/a?b=c&d=e')).toEqual(str('url', 'https://x.com/a?b=c&d=e'));
-    expect(parseListQuery('url=https://x.com/a?b=c&d=e AND isActive=true')).toEqual(
-      and(str('url', 'https://x.com/a?b=c&d=e'), bool('isActive', true)),
-    );
+    expect(parseListQuery('url=https://x.com/a?b=c&d=e AND isActive=true')).toEqual(and(str('url', 'https://x.com/a?b=c&d=e'), bool('isActive', true)));
   });
 
   it('ends a bare value at an unbalanced ) but keeps balanced parentheses', () => {

@@ -26,20 +26,60 @@ const X_URL = 'https://x.com/a?b=c&d=e';
 
 const LINKS: LinkRow[] = [
   {
-    code: 'alpha01', org: 'a', url: X_URL, name: 'summer sale', domain: 'active', isActive: true, cloak: false, metadata: true,
-    createdBy: 'ann@a.test', updatedBy: 'api-key:ci', createdVia: 'INTERNAL', lastModifiedVia: 'EXTERNAL',
+    code: 'alpha01',
+    org: 'a',
+    url: X_URL,
+    name: 'summer sale',
+    domain: 'active',
+    isActive: true,
+    cloak: false,
+    metadata: true,
+    createdBy: 'ann@a.test',
+    updatedBy: 'api-key:ci',
+    createdVia: 'INTERNAL',
+    lastModifiedVia: 'EXTERNAL',
   },
   {
-    code: 'bravo02', org: 'a', url: 'https://y.com/', name: null, domain: null, isActive: false, cloak: true, metadata: false,
-    createdBy: 'api-key:ci', updatedBy: 'api-key:ci', createdVia: 'EXTERNAL', lastModifiedVia: 'EXTERNAL',
+    code: 'bravo02',
+    org: 'a',
+    url: 'https://y.com/',
+    name: null,
+    domain: null,
+    isActive: false,
+    cloak: true,
+    metadata: false,
+    createdBy: 'api-key:ci',
+    updatedBy: 'api-key:ci',
+    createdVia: 'EXTERNAL',
+    lastModifiedVia: 'EXTERNAL',
   },
   {
-    code: 'charl03', org: 'a', url: X_URL, name: 'Summer Sale', domain: 'removed', isActive: true, cloak: true, metadata: false,
-    createdBy: 'bob@a.test', updatedBy: 'bob@a.test', createdVia: 'INTERNAL', lastModifiedVia: 'INTERNAL',
+    code: 'charl03',
+    org: 'a',
+    url: X_URL,
+    name: 'Summer Sale',
+    domain: 'removed',
+    isActive: true,
+    cloak: true,
+    metadata: false,
+    createdBy: 'bob@a.test',
+    updatedBy: 'bob@a.test',
+    createdVia: 'INTERNAL',
+    lastModifiedVia: 'INTERNAL',
   },
   {
-    code: 'delta04', org: 'b', url: X_URL, name: 'summer sale', domain: null, isActive: true, cloak: true, metadata: true,
-    createdBy: 'api-key:ci', updatedBy: 'api-key:ci', createdVia: 'INTERNAL', lastModifiedVia: 'EXTERNAL',
+    code: 'delta04',
+    org: 'b',
+    url: X_URL,
+    name: 'summer sale',
+    domain: null,
+    isActive: true,
+    cloak: true,
+    metadata: true,
+    createdBy: 'api-key:ci',
+    updatedBy: 'api-key:ci',
+    createdVia: 'INTERNAL',
+    lastModifiedVia: 'EXTERNAL',
   },
 ];
 
@@ -126,10 +166,7 @@ for (const backend of postgresBackends(inject('embeddedPgUrl'), inject('realPgUr
       expect(await codes('smartLink=https://old.a.test/charl03')).toEqual([]);
       expect(await codes('smartLink=http://go.a.test/alpha01')).toEqual([]);
       expect(await codes('smartLink=alpha01')).toEqual([]);
-      expect(await codes(`smartLink=https://go.a.test/alpha01 OR smartLink=https://${DEFAULT_SHORT_DOMAIN}/bravo02`)).toEqual([
-        'alpha01',
-        'bravo02',
-      ]);
+      expect(await codes(`smartLink=https://go.a.test/alpha01 OR smartLink=https://${DEFAULT_SHORT_DOMAIN}/bravo02`)).toEqual(['alpha01', 'bravo02']);
     });
 
     it('binds values as parameters: injection attempts match nothing', async () => {
@@ -151,7 +188,9 @@ for (const backend of postgresBackends(inject('embeddedPgUrl'), inject('realPgUr
     });
 
     it('handles a long OR chain', async () => {
-      const text = Array.from({ length: 300 }, (_, i) => `shortCode=c${i}`).concat('shortCode=bravo02').join(' OR ');
+      const text = Array.from({ length: 300 }, (_, i) => `shortCode=c${i}`)
+        .concat('shortCode=bravo02')
+        .join(' OR ');
       expect(await codes(text)).toEqual(['bravo02']);
     });
   });
