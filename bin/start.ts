@@ -5,6 +5,7 @@
 // accepted is lost or corrupted.
 import { startApi } from '../api/start-api.ts';
 import { createRedirectorServer } from '../redirector/create-redirector.ts';
+import { uwsBuild } from '../redirector/uws-native.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
@@ -80,7 +81,7 @@ const redirector = await startOrExit(
   log,
 );
 
-log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port}`);
+log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
 // backends (relay, bus, store, database) close, and DATA_DIR's lock goes last.
 const metricsServer = await startOrExit(

@@ -7,8 +7,8 @@
 // drains), so no request goes unanswered. SIGTERM drains every worker (SHUTDOWN_GRACE_MS) and
 // flushes its events; a second signal changes nothing. The primary alone serves GET /metrics on
 // METRICS_PORT: its own registry plus every worker's, added up at each scrape. Logs are JSON
-// (pino, LOG_LEVEL); a failure to start is one plain line. This file is wiring only. Exit code 2:
-// configuration; 3: uWS fallback.
+// (pino, LOG_LEVEL); the primary's first line names the uWS build it loaded; a failure to start
+// is one plain line. This file is wiring only. Exit code 2: configuration; 3: uWS fallback.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
@@ -21,7 +21,7 @@ import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { EXIT_CONFIG, onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { announceReady, answerMetricsCollections, awaitInit, servePrimary, workerReady } from './cluster-messages.ts';
 import { createRedirectorServer } from './create-redirector.ts';
-import { nativeUws, UwsFallbackError } from './uws-native.ts';
+import { UwsFallbackError, uwsBuild } from './uws-native.ts';
 
 const EXIT_UWS_FALLBACK = 3;
 /** Beyond the drain: time for a worker to flush its events before it is killed. */
@@ -36,7 +36,8 @@ const logger = createLogger('redirector', config.LOG_LEVEL).child({ role });
 const log = logLines(logger);
 const metrics = createProcessMetrics();
 try {
-  nativeUws();
+  const build = uwsBuild();
+  if (cluster.isPrimary) log(build.description);
 } catch (err) {
   if (!(err instanceof UwsFallbackError)) throw err;
   say(err.message);

@@ -1,6 +1,7 @@
 // Invariant: configuration is read from the environment once, by one zod schema per process,
 // before anything starts. A wrong value stops the process with every problem listed, never the
-// first one only. Nothing else in the code base reads process.env.
+// first one only. Nothing else in the code base reads process.env, but for uWebSockets.js's own
+// variables in its loader (redirector/uws-native.ts).
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from '../net/trusted-proxies.ts';
 
