@@ -38,7 +38,8 @@ COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/shortlink
 # DATA_DIR holds each process's disk spool for events while Redis refuses them.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-# 9464: METRICS_PORT (GET /metrics), bound to METRICS_HOST (127.0.0.1 unless set).
-EXPOSE 3000 8080 8081 9464
+# 9464/9465/9466: METRICS_PORT (GET /metrics) of api/redirector/ingest by default (the compose file
+# sets 9464 for each container), bound to METRICS_HOST (127.0.0.1 unless set).
+EXPOSE 3000 8080 8081 9464 9465 9466
 ENTRYPOINT ["shortlink"]
 CMD ["api"]

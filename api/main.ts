@@ -22,9 +22,15 @@ onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry }), say);
 const metricsServer = await startOrExit(
-  () => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')),
+  () =>
+    startMetricsServer({
+      port: config.METRICS_PORT,
+      host: config.METRICS_HOST,
+      render: metrics.render,
+      onError: (err) => logger.error({ err }, 'metrics'),
+      log: logger,
+    }),
   say,
 );
 log(`listening on ${config.API_HOST}:${api.port}`);
-log(`metrics on ${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 onShutdown([backends.close, api.close, metricsServer.close], log);

@@ -49,7 +49,7 @@ if (mode === 'bare') {
     metricsRegistry: metrics.registry,
     log: (m) => process.stderr.write(`[bench redirector] ${m}\n`),
   });
-  const metricsServer = await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render);
+  const metricsServer = await startMetricsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, render: metrics.render });
   out(`READY ${server.port} ${metricsServer.port}`);
   process.once('SIGTERM', () => {
     void server

@@ -85,8 +85,14 @@ log(`API on http://localhost:${api.port}, redirector on http://localhost:${redir
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
 // backends (relay, bus, store, database) close, and DATA_DIR's lock goes last.
 const metricsServer = await startOrExit(
-  () => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')),
+  () =>
+    startMetricsServer({
+      port: config.METRICS_PORT,
+      host: config.METRICS_HOST,
+      render: metrics.render,
+      onError: (err) => logger.error({ err }, 'metrics'),
+      log: { info: (m) => log(`${m} (the whole process)`), warn: log },
+    }),
   log,
 );
-log(`metrics of the whole process on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, metricsServer.close], log);

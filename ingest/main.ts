@@ -53,10 +53,16 @@ const health = await startOrExit(
   say,
 );
 const metricsServer = await startOrExit(
-  () => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, metrics.render, (err) => logger.error({ err }, 'metrics')),
+  () =>
+    startMetricsServer({
+      port: config.METRICS_PORT,
+      host: config.METRICS_HOST,
+      render: metrics.render,
+      onError: (err) => logger.error({ err }, 'metrics'),
+      log: logger,
+    }),
   say,
 );
 onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], log);
 log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
-log(`metrics on ${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 log('backfill worker running');

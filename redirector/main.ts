@@ -55,8 +55,10 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
 
   const gatherWorkers = servePrimary(cluster, { t: 'init', epoch, workers });
   const render = async (): Promise<MetricsText> => aggregateMetrics([await metrics.registry.getMetricsAsJSON(), ...(await gatherWorkers())]);
-  const metricsServer = await startOrExit(() => startMetricsServer(c.METRICS_PORT, c.METRICS_HOST, render, (err) => logger.error({ err }, 'metrics')), say);
-  log(`metrics on ${c.METRICS_HOST}:${metricsServer.port}/metrics`);
+  const metricsServer = await startOrExit(
+    () => startMetricsServer({ port: c.METRICS_PORT, host: c.METRICS_HOST, render, onError: (err) => logger.error({ err }, 'metrics'), log: logger }),
+    say,
+  );
   let stopping = false;
   let rolling = false;
   const retiring = new Set<number>();

@@ -1,7 +1,8 @@
 // Invariant: the production entries (start:api, start:redirector, start:ingest) run only over
 // servers: without their URLs, or with one that does not answer, each exits non-zero within
 // seconds with one message naming the variable, no stack frame, and no embedded Postgres; a
-// REDIRECT_PORT taken by another program stops the redirector naming REDIRECT_PORT. Once they
+// REDIRECT_PORT taken by another program stops the redirector naming REDIRECT_PORT, while a taken
+// METRICS_PORT stops none of them (one line, then the port is taken once free). Once they
 // run, a change made by the admin CLI holding only DATABASE_URL reaches every redirector worker
 // within a second (outbox row in the CLI's transaction, relayed by the running processes).
 import { mkdtempSync, rmSync, chmodSync, existsSync } from 'node:fs';
@@ -127,6 +128,47 @@ describe.skipIf(!pgUrl || !redisUrl)('production entries over real servers', () 
       blocker.close();
     }
   }, 40_000);
+
+  it.each(ENTRIES)(
+    '%s on a METRICS_PORT another program holds serves anyway, says so in one line, and takes the port once it is free',
+    async (_name, entry) => {
+      const taken = await freePort();
+      const blocker: Server = createServer().listen(taken, '127.0.0.1');
+      await new Promise((r) => blocker.once('listening', r));
+      const [apiPort, redirectPort, healthPort] = [await freePort(), await freePort(), await freePort()];
+      const env = {
+        ...base(),
+        API_PORT: String(apiPort),
+        REDIRECT_PORT: String(redirectPort),
+        INGEST_HEALTH_PORT: String(healthPort),
+        METRICS_PORT: String(taken),
+      };
+      const port = { 'api/main.ts': apiPort, 'redirector/main.ts': redirectPort, 'ingest/main.ts': healthPort }[entry];
+      let proc: ChildService | null = null;
+      try {
+        proc = await startProcess(entry, env, `http://127.0.0.1:${port}`);
+        const inUse = proc
+          .output()
+          .split('\n')
+          .filter((l) => l.includes(`METRICS_PORT ${taken} is in use`));
+        expect(inUse, proc.output()).toHaveLength(1);
+        expect(inUse[0]).toContain('serving without /metrics until it is free');
+        expect(proc.output()).not.toMatch(STACK_FRAME);
+        blocker.close();
+        const p = proc;
+        await until(async () => p.output().includes(`metrics on 127.0.0.1:${taken}/metrics`), 5_000, 100);
+        const scrape = await send(taken, '/metrics');
+        expect(scrape.status).toBe(200);
+        expect(scrape.text).toContain('process_cpu_seconds_total');
+        expect(proc.output().split(`METRICS_PORT ${taken} is in use`)).toHaveLength(2); // said once, not per retry
+        expect(await proc.stop()).toBe(0);
+      } finally {
+        blocker.close();
+        await proc?.stop('SIGKILL');
+      }
+    },
+    60_000,
+  );
 
   describe('admin changes reach every running redirector', () => {
     const procs: ChildService[] = [];

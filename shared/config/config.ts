@@ -35,6 +35,13 @@ function httpOrigin(value: string): string | null {
   return url.origin;
 }
 
+/**
+ * Default METRICS_PORT of each role, so that the three production processes run on one host with
+ * no metrics settings (as Prometheus exporters each have a port of their own); `npm start`
+ * serves the whole process on the API's.
+ */
+export const METRICS_PORTS = { api: 9464, redirector: 9465, ingest: 9466 } as const;
+
 /** Fields every process shares. */
 export const commonSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
@@ -81,8 +88,8 @@ export const commonSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Lets the preview fetcher (API after a save) reach loopback/private addresses. Tests only. */
   PREVIEW_ALLOW_PRIVATE: bool.default(false),
-  /** This process's Prometheus endpoint (GET /metrics); co-located processes each need their own port; 0 picks a free one. */
-  METRICS_PORT: port.default(9464),
+  /** This process's Prometheus endpoint (GET /metrics); each role has its own default (api 9464, redirector 9465, ingest 9466); 0 picks a free one. */
+  METRICS_PORT: port.default(METRICS_PORTS.api),
   /** Interface of the metrics listener: loopback unless a scraper on another host needs it. */
   METRICS_HOST: z.string().default('127.0.0.1'),
 });
@@ -99,6 +106,7 @@ export const apiSchema = commonSchema.extend({
 });
 
 export const redirectorSchema = commonSchema.extend({
+  METRICS_PORT: port.default(METRICS_PORTS.redirector),
   REDIRECT_HOST: z.string().default('0.0.0.0'),
   REDIRECT_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Entries of the in-process link cache; 0 disables the LRU tier (bench: warm path). */
@@ -121,12 +129,13 @@ export const redirectorSchema = commonSchema.extend({
 });
 
 export const ingestSchema = commonSchema.extend({
+  METRICS_PORT: port.default(METRICS_PORTS.ingest),
   /** The analytics worker's health listener (GET /healthz), for container healthchecks; 0 picks a free port. */
   INGEST_HEALTH_PORT: port.default(8081),
   INGEST_HEALTH_HOST: z.string().default('0.0.0.0'),
 });
 
-export const startSchema = apiSchema.merge(redirectorSchema);
+export const startSchema = apiSchema.merge(redirectorSchema).extend({ METRICS_PORT: port.default(METRICS_PORTS.api) });
 
 export type CommonConfig = z.infer<typeof commonSchema>;
 export type ApiConfig = z.infer<typeof apiSchema>;

@@ -7,11 +7,12 @@ import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVENTS_TABLE } from '../../shared/analytics/clickhouse/events-table.ts';
+import { METRICS_PORTS } from '../../shared/config/config.ts';
 import type { AnalyticsStore } from '../../shared/analytics/store/analytics-store.ts';
 import { openHttpStore } from '../support/analytics-stores.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../support/fake-clickhouse-http.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
-import { send } from '../support/http-request.ts';
+import { send, until } from '../support/http-request.ts';
 import { adminJson, apiClient, freePort, productionEnv } from '../support/service-process.ts';
 import { runWrk, startGroup, startOwnRedis, type GroupProcess, type OwnRedis, type WrkResult } from './fault-rig.ts';
 
@@ -48,7 +49,10 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     redirectPort = await freePort();
     env = productionEnv(
       { databaseUrl: db.url, redisUrl: redis.url, redisPrefix: 'faults:', clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort },
-      { SHUTDOWN_GRACE_MS: '3000' },
+      // Metrics on each role's default port (api 9464, redirector 9465, ingest 9466), as an operator
+      // following the README runs them: the rolling restart starts a second redirector cluster
+      // while the first still holds 9465.
+      { SHUTDOWN_GRACE_MS: '3000', METRICS_PORT: '' },
     );
     api = await startGroup('api/main.ts', env, { healthUrl: `http://127.0.0.1:${apiPort}` });
     ingest = await startGroup('ingest/main.ts', env, { readyLine: 'backfill worker running' });
@@ -182,15 +186,21 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     await check('ClickHouse and Redis down 5 s', code, result);
   }, 120_000);
 
-  it('rolling restart: a new cluster on the port, then SIGTERM to the old; and SIGHUP worker restarts', async () => {
+  it('rolling restart with the default metrics ports: a new cluster on the port, then SIGTERM to the old; and SIGHUP worker restarts', async () => {
     const code = await newLink();
     const load = runWrk(url(code), 20);
     await sleep(2_000);
     const fresh = await startRedirector();
     const old = redirector;
     redirector = fresh;
+    // The old primary holds the redirector's metrics port; the new cluster serves without it.
+    expect(old.output()).toContain(`metrics on 127.0.0.1:${METRICS_PORTS.redirector}/metrics`);
+    expect(fresh.output()).toContain(`METRICS_PORT ${METRICS_PORTS.redirector} is in use; serving without /metrics until it is free`);
     old.signal('SIGTERM');
     expect(await old.exited()).toBe(0);
+    // ... and takes it over once the old one is gone.
+    await until(() => fresh.output().includes(`metrics on 127.0.0.1:${METRICS_PORTS.redirector}/metrics`), 5_000, 100);
+    expect((await send(METRICS_PORTS.redirector, '/metrics')).text).toMatch(/^redirector_workers 2$/m);
     fresh.signal('SIGHUP'); // the primary replaces its workers one by one
     const result = await load;
     const rolled = Date.now() + 60_000;
