@@ -3,6 +3,7 @@
 import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { Sql } from '../shared/db/database.ts';
 import type { KeyLookup } from '../shared/keys/key-authenticator.ts';
+import type { LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -13,7 +14,8 @@ export interface ApiDeps {
   /** The API key store (Postgres); the API puts a short negative cache in front of it. */
   keyLookup: KeyLookup;
   rateLimiter: RateLimiter;
-  shortLinkBase: string;
+  /** What link saves and reads need (linkServiceDeps): built as the admin CLI builds them. */
+  links: LinkServiceDeps;
   /** Trusted proxies (TRUST_PROXY) for request.ip; default: none. */
   trustProxy?: TrustProxy;
   /** The process's pino logger (request logs carry reqId); none: the API logs nothing. */
@@ -23,8 +25,6 @@ export interface ApiDeps {
   /** The API's public address (configuration, never a request's Host), for the OpenAPI document. */
   publicUrl(): string;
   now(): number;
-  /** Background refresh of a destination's preview metadata after a save that created a link or changed its url. */
-  onDestinationSaved?(url: string, orgId: string): void;
   /** The analytics read side (browse, sync, export). */
   analytics: AnalyticsReads;
 }

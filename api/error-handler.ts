@@ -2,9 +2,9 @@
 // failures of Fastify become VE001; an unreachable dependency is 503 SML006; anything unknown becomes 500 SML001 with nothing of the
 // cause (it is logged server-side instead).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, AppErrorList, errorEnvelope, internalError } from '../shared/errors/app-error.ts';
-import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
-import { dependencyUnavailable, malformedBody, validationFailed } from '../shared/errors/domain-errors.ts';
+import { AppError, errorEnvelope, internalError } from '../shared/errors/app-error.ts';
+import { appErrorsOf } from '../shared/errors/app-errors-of.ts';
+import { malformedBody, validationFailed } from '../shared/errors/domain-errors.ts';
 
 function sendErrors(reply: FastifyReply, errors: readonly AppError[]): FastifyReply {
   const [first] = errors;
@@ -17,16 +17,13 @@ function sendErrors(reply: FastifyReply, errors: readonly AppError[]): FastifyRe
 }
 
 export function toAppErrors(err: unknown): AppError[] | null {
-  if (err instanceof AppError) return [err];
-  if (err instanceof AppErrorList) return [...err.errors];
   const code = (err as FastifyError | undefined)?.code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return [validationFailed('Request body exceeds the 1 MiB limit')];
   if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return [malformedBody()];
   const status = (err as FastifyError | undefined)?.statusCode;
   if (status === 400 && err instanceof SyntaxError) return [malformedBody()];
-  // Postgres (or Redis without a local fallback) down: 503 with Retry-After, not a 500.
-  if (isDependencyUnreachable(err)) return [dependencyUnavailable()];
-  return null;
+  // Domain errors; Postgres (or Redis without a local fallback) down: 503 with Retry-After, not a 500.
+  return appErrorsOf(err);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -7,10 +7,9 @@ import { DEFAULT_EVENTS_LIMIT, EXPORT_FORMATS, MAX_EVENTS_LIMIT, MAX_RANGE_DAYS 
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
 import { CLICK_SOURCES, EVENT_TYPES } from '../shared/analytics/events/event-schema.ts';
 import { ERROR_CATALOG, ERROR_CODES } from '../shared/errors/error-catalog.ts';
-import { saveLinkRequestSchema } from '../shared/links/link-request.ts';
+import { BULK_MAX, saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../shared/links/list-links.ts';
-import { BULK_MAX } from './routes/link-routes.ts';
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' });
 const envelope = (ref: string) => ({ type: 'object', properties: { response: { $ref: ref } }, required: ['response'] });

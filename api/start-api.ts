@@ -3,7 +3,8 @@
 // returned closer stops accepting and drains in-flight requests. Preview refreshes after saves go
 // through one bounded, fair PreviewFetchQueue per process.
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
-import { shortLinkBase, type ApiConfig } from '../shared/config/config.ts';
+import type { ApiConfig } from '../shared/config/config.ts';
+import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
@@ -36,13 +37,12 @@ export async function startApi(
     sql: backends.db.sql,
     keyLookup: postgresKeyLookup(backends.db.sql),
     rateLimiter: backends.rateLimiter,
-    shortLinkBase: shortLinkBase(config),
+    links: linkServiceDeps(backends.db.sql, config, { onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url) }),
     trustProxy: config.TRUST_PROXY,
     logger: o.logger,
     telemetry: o.telemetry,
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,
-    onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),
     analytics: storeAnalyticsReads(store),
   });
   try {

@@ -10,7 +10,7 @@ import { linkNotFound } from '../shared/errors/domain-errors.ts';
 import { isScope, SCOPES, type Scope } from '../shared/keys/api-key.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
 import { findLinkByCode } from '../shared/links/link-repository.ts';
-import { saveLink } from '../shared/links/save-link.ts';
+import { saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import { isHttpUrl } from '../shared/links/url-rules.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
 import { createOrganization, getOrganization, listOrganizations, setLimits, setPlan, setSuspended } from '../shared/orgs/org-repository.ts';
@@ -21,7 +21,8 @@ import { textTable } from './text-table.ts';
 
 export interface AdminContext {
   sql: Sql;
-  shortLinkBase: string;
+  /** The one save path's dependencies (linkServiceDeps), as the API has them. */
+  links: LinkServiceDeps;
   now(): number;
 }
 
@@ -89,7 +90,7 @@ async function setLinkActive(ctx: AdminContext, values: Values, isActive: boolea
   const link = await findLinkByCode(ctx.sql, code);
   if (link === null || link.orgId !== org.id) throw linkNotFound(code);
   const { view } = await saveLink(
-    { sql: ctx.sql, shortLinkBase: ctx.shortLinkBase, now: ctx.now },
+    ctx.links,
     { org, attribution: values.by === undefined ? 'admin-cli' : email(need(values, 'by')), via: 'INTERNAL' },
     { url: link.url, shortCode: code, isActive },
   );
@@ -321,11 +322,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     ],
     run: async (ctx, v) => {
       const by = email(need(v, 'by'));
-      const { view } = await saveLink(
-        { sql: ctx.sql, shortLinkBase: ctx.shortLinkBase, now: ctx.now },
-        { org: await orgOf(ctx, v), attribution: by, via: 'INTERNAL' },
-        { url: need(v, 'url') },
-      );
+      const { view } = await saveLink(ctx.links, { org: await orgOf(ctx, v), attribution: by, via: 'INTERNAL' }, { url: need(v, 'url') });
       return { json: view, text: `${view.smartLink} -> ${view.url}` };
     },
   },

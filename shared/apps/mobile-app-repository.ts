@@ -91,7 +91,7 @@ function changeApp(sql: Sql, _orgId: string, mobileAppId: string, update: (tx: T
 }
 
 /** Apps of the organisation with these ids (active or not), keyed by mobileAppId. */
-export async function findApps(sql: Sql, orgId: string, mobileAppIds: readonly string[]): Promise<Map<string, MobileApp>> {
+export async function findApps(sql: Sql | Tx, orgId: string, mobileAppIds: readonly string[]): Promise<Map<string, MobileApp>> {
   if (mobileAppIds.length === 0) return new Map();
   const rows = await sql<AppRow[]>`select * from mobile_apps where org_id = ${orgId} and mobile_app_id = any(${[...mobileAppIds]})`;
   return new Map(rows.map((r) => [r.mobile_app_id, fromRow(r)]));

@@ -1,10 +1,11 @@
-// Invariant: links are read only through LINK_SELECT, and every row becomes a Link through
+// Invariant: links are read only through linkSelectFrom, and every row becomes a Link through
 // buildLink once, here: the stored deep links are validated (malformed entries are dropped), so
 // every cache holds well-formed Links. Reads are by short code, one or many per statement, and
-// are prepared statements (the redirect path runs them on every cache miss).
+// are prepared statements (the redirect path runs them on every cache miss). A write returns the
+// row it wrote, joined like a read, in the same statement.
 import type { Sql, Tx } from '../db/database.ts';
 import { buildLink, parseDeepLinks, type Link, type StoredLink } from './link.ts';
-import { LINK_SELECT } from './link-table.ts';
+import { LINK_SELECT, linkSelectFrom, linkWriteColumns, type LinkWrite } from './link-table.ts';
 
 /** A LINK_SELECT row: deep links are jsonb and still unchecked. */
 export type StoredLinkRow = Omit<StoredLink, 'deepLinks'> & { deepLinks: unknown };
@@ -28,4 +29,24 @@ export async function findLinksByCodes(sql: Sql, shortCodes: readonly string[]):
 export async function lockLinkByCode(tx: Tx, shortCode: string): Promise<Link | null> {
   const [row] = await tx.unsafe<StoredLinkRow[]>(`${LINK_SELECT} where l.short_code = $1 for update of l`, [shortCode], { prepare: true });
   return row ? linkFromRow(row) : null;
+}
+
+/** The rows a write statement's `written` CTE returns, read like LINK_SELECT. */
+const WRITTEN_SELECT = linkSelectFrom('written');
+
+/** Inserts the link; null when its short code exists already (nothing written). */
+export async function insertLink(tx: Tx, write: LinkWrite): Promise<Link | null> {
+  const [row] = await tx<StoredLinkRow[]>`
+    with written as (insert into links ${tx(linkWriteColumns(tx, write))} on conflict (short_code) do nothing returning *)
+    ${tx.unsafe(WRITTEN_SELECT)}`;
+  return row ? linkFromRow(row) : null;
+}
+
+/** Sets the members of `write` on the link `id` (stamping updated_at) and returns the link as written. */
+export async function updateLink(tx: Tx, id: string, write: LinkWrite): Promise<Link> {
+  const [row] = await tx<StoredLinkRow[]>`
+    with written as (update links set ${tx(linkWriteColumns(tx, write))}, updated_at = clock_timestamp() where id = ${id} returning *)
+    ${tx.unsafe(WRITTEN_SELECT)}`;
+  if (!row) throw new Error(`link ${id} vanished while locked`);
+  return linkFromRow(row);
 }

@@ -1,9 +1,10 @@
-// Invariant: a save request body is checked by this one zod schema. Type mismatches become VE001
-// naming the field path; constraint failures (empty, size, pattern) become SML002, and SML002 wins
-// when both occur. Response-only members (smartLink, createdVia, platform, …) are stripped.
+// Invariant: a save request body, and a bulk save's envelope, is checked by one zod schema each.
+// Type mismatches become VE001 naming the field path; constraint failures (empty, size, pattern)
+// and an absent required member become SML002, and SML002 wins when both occur. Response-only
+// members (smartLink, createdVia, platform, …) are stripped.
 import { z } from 'zod';
 import type { AppError } from '../errors/app-error.ts';
-import { constraintViolated, validationFailed } from '../errors/domain-errors.ts';
+import { constraintViolated, malformedBody, validationFailed } from '../errors/domain-errors.ts';
 import { AppError as AppErrorClass } from '../errors/app-error.ts';
 import { SHORT_CODE_PATTERN } from './short-code.ts';
 import { hasControlCharacter, isDeepLinkUri, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
@@ -52,19 +53,33 @@ export const saveLinkRequestSchema = z.object({
 export type SaveLinkRequest = z.infer<typeof saveLinkRequestSchema>;
 export type DeepLinkRequest = z.infer<typeof deepLinkRequestSchema>;
 
-function pathOf(prefix: string, path: readonly PropertyKey[]): string {
-  const parts = [prefix, ...path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))].filter(Boolean);
-  return parts.join('.').replace(/\.\[/g, '[');
+/** Most records one bulk save carries. */
+export const BULK_MAX = 30;
+
+export const bulkSaveRequestSchema = z.object({
+  data: z.array(z.unknown()).min(1, `size must be between 1 and ${BULK_MAX}`).max(BULK_MAX, `size must be between 1 and ${BULK_MAX}`),
+});
+
+export type BulkSaveRequest = z.infer<typeof bulkSaveRequestSchema>;
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
-/** Classifies zod issues into the service's errors: SML002 (constraints) before VE001 (types, enums). */
-export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): AppError[] {
+/**
+ * Classifies zod issues into the service's errors: SML002 (constraints, and a `required` top-level
+ * member absent or null: "must not be empty") before VE001 (types, enums).
+ */
+export function issuesToErrors(issues: readonly z.core.$ZodIssue[], required: readonly string[]): AppError[] {
   const constraint: AppError[] = [];
   const other: AppError[] = [];
   for (const issue of issues) {
-    const path = pathOf(prefix, issue.path);
+    const path = pathOf(issue.path);
     const input = (issue as { input?: unknown }).input;
-    if (issue.code === 'invalid_type' && path.endsWith('url') && !path.includes('[') && (input === undefined || input === null)) {
+    if (issue.code === 'invalid_type' && required.includes(path) && (input === undefined || input === null)) {
       constraint.push(constraintViolated(`${path}: must not be empty`));
     } else if (issue.code === 'invalid_type') {
       other.push(validationFailed(`${path}: must be of type ${issue.expected}`));
@@ -79,11 +94,19 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix = '')
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: AppError[] };
 
-export function parseSaveLinkRequest(body: unknown, prefix = ''): Parsed<SaveLinkRequest> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, errors: [validationFailed('Request body is missing or malformed')] };
-  }
+const isObjectBody = (body: unknown): body is object => typeof body === 'object' && body !== null && !Array.isArray(body);
+
+export function parseSaveLinkRequest(body: unknown): Parsed<SaveLinkRequest> {
+  if (!isObjectBody(body)) return { ok: false, errors: [malformedBody()] };
   const result = saveLinkRequestSchema.safeParse(body, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, errors: issuesToErrors(result.error.issues, prefix) };
+  return { ok: false, errors: issuesToErrors(result.error.issues, ['url']) };
+}
+
+/** The bulk envelope; its records are checked one by one by the save. */
+export function parseBulkSaveRequest(body: unknown): Parsed<BulkSaveRequest> {
+  if (!isObjectBody(body)) return { ok: false, errors: [malformedBody()] };
+  const result = bulkSaveRequestSchema.safeParse(body, { reportInput: true });
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, errors: issuesToErrors(result.error.issues, ['data']) };
 }

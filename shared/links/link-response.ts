@@ -56,18 +56,18 @@ export const errorObjectSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
+export const bulkSuccessRecordSchema = z.strictObject({
+  shortCode: z.string(),
+  url: z.string(),
+  shortLinkName: z.string().optional(),
+  smartLink: z.string(),
+  isActive: z.boolean(),
+  createdVia: changeSource,
+  lastModifiedVia: changeSource,
+});
+
 export const bulkSaveResponseSchema = z.strictObject({
-  successRecords: z.array(
-    z.strictObject({
-      shortCode: z.string(),
-      url: z.string(),
-      shortLinkName: z.string().optional(),
-      smartLink: z.string(),
-      isActive: z.boolean(),
-      createdVia: changeSource,
-      lastModifiedVia: changeSource,
-    }),
-  ),
+  successRecords: z.array(bulkSuccessRecordSchema),
   failureRecords: z.array(
     z.strictObject({
       index: z.number().int().min(0).meta({ description: "Position of the record in the request's data array." }),
@@ -92,6 +92,8 @@ export const errorEnvelopeSchema = z.strictObject({ errors: z.array(errorObjectS
 export type LinkResponse = z.infer<typeof linkResponseSchema>;
 export type DeepLinkResponse = z.infer<typeof deepLinkResponseSchema>;
 export type BulkSaveResponse = z.infer<typeof bulkSaveResponseSchema>;
+export type BulkSuccessRecord = z.infer<typeof bulkSuccessRecordSchema>;
+export type BulkFailureRecord = BulkSaveResponse['failureRecords'][number];
 export type ListResponse = z.infer<typeof listResponseSchema>;
 
 export interface ResponseOptions {
@@ -145,5 +147,18 @@ export function toLinkResponse(link: Link, apps: ReadonlyMap<string, MobileApp>,
     updatedBy: link.updatedBy,
     createdVia: link.createdVia,
     lastModifiedVia: link.lastModifiedVia,
+  });
+}
+
+/** A bulk save's success record: the saved Short URL object cut to the members the spec lists. */
+export function toBulkSuccessRecord(view: LinkResponse): BulkSuccessRecord {
+  return omitNulls<BulkSuccessRecord>({
+    shortCode: view.shortCode,
+    url: view.url,
+    shortLinkName: view.shortLinkName,
+    smartLink: view.smartLink,
+    isActive: view.isActive,
+    createdVia: view.createdVia,
+    lastModifiedVia: view.lastModifiedVia,
   });
 }

@@ -39,17 +39,23 @@ const aliased = (Object.entries(LINK_COLUMNS) as [ColumnMember, string][]).map((
 );
 
 /**
- * SELECT … FROM (alias l, domains d active only, destination_previews p) yielding StoredLink
- * rows; append WHERE/ORDER as needed. The preview is one json object or null.
+ * SELECT … FROM `relation` (alias l; the links table, or a CTE of rows just written), domains d
+ * (active only) and destination_previews p, yielding StoredLink rows; append WHERE/ORDER as
+ * needed. The preview is one json object or null.
  */
-export const LINK_SELECT = `
+export function linkSelectFrom(relation: string): string {
+  return `
   select ${aliased.join(', ')},
          d.host as "domainHost",
          case when p.url is null then null else json_build_object(
            'title', p.title, 'description', p.description, 'imageUrl', p.image_url, 'frameRefused', p.frame_refused) end as "preview"
-  from links l
+  from ${relation} l
   left join domains d on d.id = l.domain_id and d.active
   left join destination_previews p on p.url = l.url`;
+}
+
+/** linkSelectFrom the links table. */
+export const LINK_SELECT = linkSelectFrom('links');
 
 /** The column of a member, for statements that compare a member (e.g. the list DSL). */
 export function linkColumn(member: ColumnMember): string {

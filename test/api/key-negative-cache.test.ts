@@ -16,6 +16,7 @@ import { createApiKey, postgresKeyLookup, revokeApiKey } from '../../shared/keys
 import { MemoryRateLimiter } from '../../shared/limits/memory-rate-limiter.ts';
 import { createOrganization } from '../../shared/orgs/org-repository.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
+import { linkServiceDeps } from '../../shared/links/save-link.ts';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -39,7 +40,7 @@ beforeAll(async () => {
     sql: db.sql,
     keyLookup: counting,
     rateLimiter: new MemoryRateLimiter(() => clock),
-    shortLinkBase: 'https://sho.rt',
+    links: linkServiceDeps(db.sql, { REDIRECT_PORT: 0, SHORT_LINK_BASE_URL: 'https://sho.rt' }, { now: () => clock }),
     publicUrl: () => 'http://localhost',
     now: () => clock,
     // The analytics store is never reached by this suite (only the links list is called).

@@ -15,6 +15,7 @@ import { createOrganization } from '../../shared/orgs/org-repository.ts';
 import { createLogger } from '../../shared/runtime/logger.ts';
 import { createProcessMetrics } from '../../shared/runtime/prometheus-metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
+import { linkServiceDeps } from '../../shared/links/save-link.ts';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -42,7 +43,7 @@ beforeAll(async () => {
     sql: db.sql,
     keyLookup: postgresKeyLookup(db.sql),
     rateLimiter: limiter,
-    shortLinkBase: 'https://sho.rt',
+    links: linkServiceDeps(db.sql, { REDIRECT_PORT: 0, SHORT_LINK_BASE_URL: 'https://sho.rt' }),
     logger: createLogger('api', 'debug', sink),
     telemetry: metrics.telemetry,
     publicUrl: () => 'http://localhost',
