@@ -1,7 +1,10 @@
 // Invariant: every process talks to Postgres through this one `postgres` client setup, whether
 // the server is embedded or external. Sessions run in UTC and timestamptz values stay text, so
-// microseconds are never lost to a JS Date.
+// microseconds are never lost to a JS Date. A connection that fails while the driver still sets
+// it up never ends the process: the query that opened it fails on its own (see
+// survivesDroppedSetupQueries).
 import postgres from 'postgres';
+import { isDependencyUnreachable } from '../errors/dependency-unreachable.ts';
 import { migrate } from './migrate.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -16,7 +19,25 @@ export interface Database {
 /** Seconds to establish a connection before the request fails as 'dependency unavailable'. */
 export const CONNECT_TIMEOUT_SECONDS = 2;
 
+/**
+ * postgres.js runs its own first query on each new connection (the array types) and drops that
+ * query's promise: when the connection fails during it, the rejection is unhandled and would end
+ * the process, while the query that opened the connection fails with the same error to its
+ * caller. Such a rejection (a query's connection failure) is ignored here; every other unhandled
+ * rejection still ends the process, as without a handler.
+ */
+let droppedSetupQueriesSurvived = false;
+function survivesDroppedSetupQueries(): void {
+  if (droppedSetupQueriesSurvived) return;
+  droppedSetupQueriesSurvived = true;
+  process.on('unhandledRejection', (reason) => {
+    if (reason instanceof Error && 'query' in reason && isDependencyUnreachable(reason)) return;
+    throw reason;
+  });
+}
+
 export function connect(url: string, max = 10): Sql {
+  survivesDroppedSetupQueries();
   return postgres(url, {
     max,
     // A server that does not answer fails a request within seconds (503 SML006), never a 30 s hang.
