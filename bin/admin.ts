@@ -6,7 +6,7 @@
 // a backend. With --json a command prints exactly one JSON object on stdout; any error exits
 // non-zero with its message on stderr (usage errors: exit 2, with the usage).
 import { parseArgs } from 'node:util';
-import { commonSchema, loadConfigOrExit } from '../shared/config/config.ts';
+import { commonSchema, dashboardPublicUrl, loadConfigOrExit } from '../shared/config/config.ts';
 import { AppError, AppErrorList } from '../shared/errors/app-error.ts';
 import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { openBackends, type Backends } from '../shared/runtime/open-backends.ts';
@@ -59,7 +59,10 @@ let backends: Backends | null = null;
 let exitCode = 0;
 try {
   backends = await openBackends(config);
-  const result = await command.run({ sql: backends.db.sql, links: linkServiceDeps(backends.db.sql, config), now: Date.now }, values);
+  const result = await command.run(
+    { sql: backends.db.sql, links: linkServiceDeps(backends.db.sql, config), dashboardUrl: dashboardPublicUrl(config), now: Date.now },
+    values,
+  );
   process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
 } catch (err) {
   exitCode = err instanceof UsageError ? 2 : 1;

@@ -1,14 +1,18 @@
 // Invariant: `npm start` runs the whole service in this one process: the API on API_PORT, the
-// redirector on REDIRECT_PORT, the analytics pipeline (backfill included) and the outbox relay,
+// redirector on REDIRECT_PORT, the dashboard on DASHBOARD_PORT (its pages rebuilt first when their sources changed), the analytics pipeline (backfill included) and the outbox relay,
 // over the backends the composition root chose (embedded under DATA_DIR unless server URLs are
 // set), and one Prometheus endpoint for all of it on METRICS_PORT. This file is wiring only. SIGTERM stops the servers first and the stores last, so nothing
 // accepted is lost or corrupted.
 import { startApi } from '../api/start-api.ts';
+import { startDashboard } from '../dashboard/start-dashboard.ts';
+import { ensureSpaBuilt } from '../dashboard/spa-assets.ts';
+import { demoOwnerInvite, inviteUrl } from '../shared/accounts/invites.ts';
 import { createRedirectorServer } from '../redirector/create-redirector.ts';
 import { uwsBuild } from '../redirector/uws-native.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
+import { findDemoOrganization } from '../shared/orgs/org-repository.ts';
 import { createLogger } from '../shared/runtime/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
@@ -33,11 +37,14 @@ await startOrExit(async () => {
   for (const s of [
     { portSetting: 'API_PORT', hostSetting: 'API_HOST', port: config.API_PORT, host: config.API_HOST },
     { portSetting: 'REDIRECT_PORT', hostSetting: 'REDIRECT_HOST', port: config.REDIRECT_PORT, host: config.REDIRECT_HOST },
+    { portSetting: 'DASHBOARD_PORT', hostSetting: 'DASHBOARD_HOST', port: config.DASHBOARD_PORT, host: config.DASHBOARD_HOST },
   ]) {
     const problem = await listenProblem(s);
     if (problem) throw problem;
   }
 }, log);
+// The dashboard's pages are built when their sources changed since the last build (npm install builds them).
+await startOrExit(() => ensureSpaBuilt(log), log);
 const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
 onStartupFailure(backends.close);
 for (const line of backends.summary) log(line);
@@ -64,6 +71,8 @@ const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(ana
 metrics.watchPipeline(pipeline);
 onStartupFailure(pipeline.close);
 
+// Before the API and the redirector: once they answer, everything is up.
+const dashboard = await startOrExit(() => startDashboard(backends, config, { logger: logger.child({ role: 'dashboard' }) }), log);
 const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry }), log);
 const redirector = await startOrExit(
   async () =>
@@ -81,7 +90,6 @@ const redirector = await startOrExit(
   log,
 );
 
-log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
 // backends (relay, bus, store, database) close, and DATA_DIR's lock goes last.
 const metricsServer = await startOrExit(
@@ -95,4 +103,11 @@ const metricsServer = await startOrExit(
     }),
   log,
 );
-onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, metricsServer.close], log);
+onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, dashboard.close, metricsServer.close], log);
+
+log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
+process.stdout.write(`Dashboard: ${dashboard.url}\n`);
+// Until the demo organisation has an owner, every start prints a fresh owner invite (earlier ones are revoked).
+const demoOrg = await findDemoOrganization(backends.db.sql);
+const ownerToken = demoOrg ? await demoOwnerInvite(backends.db.sql, demoOrg.id) : null;
+if (ownerToken) process.stdout.write(`Owner invite for the demo organisation (valid 7 days, works once):\n  ${inviteUrl(dashboard.url, ownerToken)}\n`);

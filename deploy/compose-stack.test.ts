@@ -43,7 +43,7 @@ function composeValidator(): ValidateFunction {
 
 const compose = loadCompose(composeText);
 const services = compose.services;
-const APPS = ['api', 'redirector', 'ingest'] as const;
+const APPS = ['api', 'redirector', 'ingest', 'dashboard'] as const;
 const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?][^}]*)?\}/g;
 /** Variables the file interpolates (`$${…}` is a literal `${…}` for the container's shell). */
 const usedVariables = new Set([...composeText.replace(/\$\$/g, '').matchAll(INTERPOLATION)].map((m) => m[1]!));
@@ -64,7 +64,7 @@ describe('docker-compose.yml', () => {
     const image = services.api!.image!;
     expect(image).toMatch(/^shortlink:\$\{SHORTLINK_TAG:\?[^}]+\}$/);
     for (const app of APPS) expect(services[app]!.image, app).toBe(image);
-    expect(APPS.map((app) => services[app]!.command)).toEqual([['api'], ['redirector'], ['ingest']]);
+    expect(APPS.map((app) => services[app]!.command)).toEqual([['api'], ['redirector'], ['ingest'], ['dashboard']]);
   });
 
   it('gives every service a restart policy and a healthcheck, and each process’s check probes the port it listens on', () => {
@@ -73,7 +73,7 @@ describe('docker-compose.yml', () => {
       expect(s.healthcheck?.test, name).toBeDefined();
       expect(s.healthcheck?.disable, name).not.toBe(true);
     }
-    const portSetting = { api: 'API_PORT', redirector: 'REDIRECT_PORT', ingest: 'INGEST_HEALTH_PORT' } as const;
+    const portSetting = { api: 'API_PORT', redirector: 'REDIRECT_PORT', ingest: 'INGEST_HEALTH_PORT', dashboard: 'DASHBOARD_PORT' } as const;
     for (const app of APPS) {
       const port = services[app]!.environment?.[portSetting[app]];
       expect(port, app).toMatch(/^\d+$/);

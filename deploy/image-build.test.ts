@@ -80,17 +80,21 @@ describe('the image’s compiled entry points under plain node, production packa
   });
 
   it('compiles every entry point and ships the migrations beside the code that reads them', () => {
-    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js', 'bin/start.js'])
+    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'dashboard/main.js', 'bin/admin.js', 'bin/healthcheck.js', 'bin/start.js'])
       expect(existsSync(join(app, 'dist', entry)), entry).toBe(true);
     expect(readdirSync(join(app, 'dist', 'shared', 'db', 'migrations')).sort()).toEqual(readdirSync(join(ROOT, 'shared', 'db', 'migrations')).sort());
     expect(readFileSync(join(app, 'dist', 'api', 'main.js'), 'utf8')).not.toMatch(/from '[^']+\.ts'|from "[^"]+\.ts"/);
+    // The dashboard's built pages, not their sources.
+    expect(existsSync(join(app, 'dist', 'dashboard', 'web', 'dist', 'index.html'))).toBe(true);
+    expect(existsSync(join(app, 'dist', 'dashboard', 'web', 'src'))).toBe(false);
   });
 
-  it('api, redirector and ingest load and refuse to start without the server URLs (exit 2, one message)', () => {
+  it('api, redirector, ingest and dashboard load and refuse to start without the server URLs (exit 2, one message)', () => {
     for (const [command, entry] of [
       ['api', 'start:api'],
       ['redirector', 'start:redirector'],
       ['ingest', 'start:ingest'],
+      ['dashboard', 'start:dashboard'],
     ] as const) {
       const r = run([command], { REDIRECT_WORKERS: '1' });
       expect(r.status, `${command}: ${r.stderr}`).toBe(2);

@@ -18,7 +18,7 @@ interface Violation {
 }
 
 async function violations(cwd: string): Promise<Violation[]> {
-  const args = [depcruise, '--config', '.dependency-cruiser.cjs', '--output-type', 'json', 'api', 'redirector', 'ingest', 'shared', 'bin'];
+  const args = [depcruise, '--config', '.dependency-cruiser.cjs', '--output-type', 'json', 'api', 'redirector', 'ingest', 'dashboard', 'shared', 'bin'];
   const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({
     stdout: err.stdout ?? '',
   }));
@@ -37,7 +37,7 @@ function productFiles(dir: string): string[] {
 
 describe('architecture: backends are chosen once', () => {
   it('no product module but the composition root reads a server URL setting', () => {
-    const readers = ['api', 'redirector', 'ingest', 'shared', 'bin']
+    const readers = ['api', 'redirector', 'ingest', 'dashboard', 'shared', 'bin']
       .flatMap(productFiles)
       .filter((f) => /\.(DATABASE_URL|REDIS_URL|CLICKHOUSE_URL)\b/.test(readFileSync(join(root, f), 'utf8')));
     expect(readers).toEqual(['shared/runtime/open-backends.ts']);
@@ -59,6 +59,9 @@ describe('architecture (dependency-cruiser)', () => {
       'shared/runtime/open-backends.ts': "import { bus } from '../bus/redis-invalidation-bus.ts';\nexport const b = bus;\n",
       'bin/start.ts': "import { b } from '../shared/runtime/open-backends.ts';\nexport const c = b;\n",
       'test/support/helper.ts': 'export const helper = 1;\n',
+      'dashboard/routes.ts': "import { x } from '../api/routes.ts';\nexport const d = x;\n",
+      'dashboard/contract/routes.ts': 'export const ROUTES = {};\n',
+      'dashboard/web/src/api.ts': "import { ROUTES } from '../../contract/routes.ts';\nimport { d } from '../../routes.ts';\nexport const w = [ROUTES, d];\n",
     };
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(probe, path)), { recursive: true });
@@ -71,8 +74,10 @@ describe('architecture (dependency-cruiser)', () => {
     expect(found).toEqual([
       'backends-chosen-once: redirector/server.ts -> shared/bus/redis-invalidation-bus.ts',
       'processes-import-only-shared: api/routes.ts -> redirector/server.ts',
+      'processes-import-only-shared: dashboard/routes.ts -> api/routes.ts',
       'product-never-imports-tests: ingest/main.ts -> test/support/helper.ts',
       'shared-never-imports-processes: shared/links/save.ts -> api/routes.ts',
+      'spa-imports-only-its-own-and-the-contract: dashboard/web/src/api.ts -> dashboard/routes.ts',
     ]);
   }, 60_000);
 });

@@ -18,7 +18,16 @@ const STACK_FRAME = /^\s+at /m;
 
 function embeddedEnv(dataDir: string, apiPort: number, redirectPort: number): NodeJS.ProcessEnv {
   // No DEFAULT_SHORT_DOMAIN / SHORT_LINK_BASE_URL and the default LOG_LEVEL: what a user sees.
-  return { DATA_DIR: dataDir, API_PORT: String(apiPort), REDIRECT_PORT: String(redirectPort), API_HOST: '127.0.0.1', REDIRECT_HOST: '127.0.0.1' };
+  return {
+    DATA_DIR: dataDir,
+    API_PORT: String(apiPort),
+    REDIRECT_PORT: String(redirectPort),
+    API_HOST: '127.0.0.1',
+    REDIRECT_HOST: '127.0.0.1',
+    DASHBOARD_PORT: '0',
+    DASHBOARD_HOST: '127.0.0.1',
+    TLS_ASK_PORT: '0',
+  };
 }
 
 /** Runs a start that must fail: one line matching `message`, exit 2, no stack, no stray password file in its TMPDIR. */

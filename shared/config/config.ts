@@ -92,6 +92,22 @@ export const commonSchema = z.object({
   METRICS_PORT: port.default(METRICS_PORTS.api),
   /** Interface of the metrics listener: loopback unless a scraper on another host needs it. */
   METRICS_HOST: z.string().default('127.0.0.1'),
+  /** The dashboard's port; the admin CLI reads it (with DASHBOARD_PUBLIC_URL) for the invite links it prints. */
+  DASHBOARD_PORT: port.default(3001),
+  /** The dashboard's public origin (its own origin, never a short-link host); default http://localhost:<DASHBOARD_PORT>. */
+  DASHBOARD_PUBLIC_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      const origin = httpOrigin(v);
+      if (origin === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// origin without path, query or fragment (e.g. https://dash.sho.rt)' });
+        return z.NEVER;
+      }
+      return origin;
+    }),
 });
 
 export const apiSchema = commonSchema.extend({
@@ -135,13 +151,25 @@ export const ingestSchema = commonSchema.extend({
   INGEST_HEALTH_HOST: z.string().default('0.0.0.0'),
 });
 
-export const startSchema = apiSchema.merge(redirectorSchema).extend({ METRICS_PORT: port.default(METRICS_PORTS.api) });
+export const dashboardSchema = commonSchema.extend({
+  DASHBOARD_HOST: z.string().default('0.0.0.0'),
+  /** `invite` (default): accounts come from invitations only; `open`: anyone may sign up with a new FREE organisation. */
+  DASHBOARD_SIGNUP: z.enum(['invite', 'open']).default('invite'),
+});
+
+export const startSchema = apiSchema.merge(redirectorSchema).merge(dashboardSchema).extend({ METRICS_PORT: port.default(METRICS_PORTS.api) });
 
 export type CommonConfig = z.infer<typeof commonSchema>;
 export type ApiConfig = z.infer<typeof apiSchema>;
 export type RedirectorConfig = z.infer<typeof redirectorSchema>;
 export type IngestConfig = z.infer<typeof ingestSchema>;
 export type StartConfig = z.infer<typeof startSchema>;
+export type DashboardConfig = z.infer<typeof dashboardSchema>;
+
+/** The dashboard's origin: DASHBOARD_PUBLIC_URL, else http://localhost:<DASHBOARD_PORT>. */
+export function dashboardPublicUrl(config: Pick<CommonConfig, 'DASHBOARD_PORT' | 'DASHBOARD_PUBLIC_URL'>): string {
+  return config.DASHBOARD_PUBLIC_URL ?? `http://localhost:${config.DASHBOARD_PORT}`;
+}
 
 /**
  * The origin every default smartLink and QR code starts with: SHORT_LINK_BASE_URL, else

@@ -73,8 +73,8 @@ export const clickQuotaExhausted = (args: {
 
 /** The API's buckets, one per organisation and scope. */
 export type ApiRateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';
-/** …and the redirector's QR drawing bucket, per client address. */
-export type RateLimitScope = ApiRateLimitScope | 'qr_render';
+/** …the redirector's QR drawing bucket, per client address; the dashboard's sign-in and per-user write limits. */
+export type RateLimitScope = ApiRateLimitScope | 'qr_render' | 'sign_in' | 'dashboard_writes';
 
 export const rateLimited = (scope: RateLimitScope, limitPerMin: number, retryAfterSeconds: number): AppError =>
   new AppError(

@@ -37,8 +37,32 @@ export const ERROR_CATALOG = {
     meaning: 'Unknown short code on the redirect path or another direct lookup. The list endpoint never returns it.',
   },
   EN002: { status: 410, message: 'Link is no longer active', meaning: 'The link is archived (isActive=false).' },
+  AU001: {
+    status: 401,
+    message: 'Sign-in required',
+    meaning: 'Dashboard only: no session, or it ended (signed out, idle 12 h, 30 days old, password changed).',
+  },
+  AU002: {
+    status: 401,
+    message: 'Wrong e-mail or password',
+    meaning: 'Dashboard only: the sign-in failed; the same answer whether or not the account exists.',
+  },
+  AU003: { status: 400, message: 'Wrong code', meaning: 'Dashboard only: a TOTP or recovery code that is wrong, expired or already used.' },
+  AU004: {
+    status: 410,
+    message: 'This invitation has expired or was already used',
+    meaning: 'Dashboard only: the invite link is unknown, used, revoked or older than 7 days.',
+  },
+  AU005: {
+    status: 403,
+    message: 'Two-factor authentication required',
+    meaning: 'Dashboard only: the organisation requires 2FA and the user has not set it up yet.',
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+/** The codes the public API can answer with (the AU codes are the dashboard's sign-in answers). */
+export const API_ERROR_CODES = ERROR_CODES.filter((c) => !c.startsWith('AU'));

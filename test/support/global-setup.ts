@@ -1,10 +1,11 @@
-// Invariant: one embedded Postgres cluster serves the whole test run (each suite creates its own
+// Invariant: the dashboard's pages are built (when stale) before anything boots; one embedded Postgres cluster serves the whole test run (each suite creates its own
 // database in it), and the run learns once whether the machine's real Postgres and Redis answer.
 // With CI=true (or REQUIRE_SERVERS=1) an unreachable real server fails the run instead of
 // skipping its suites.
 import { chmodSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureSpaBuilt } from '../../dashboard/spa-assets.ts';
 import { openEmbeddedPostgres } from '../../shared/db/embedded-postgres.ts';
 import { probePostgres, probeRedis, REAL_PG_ADMIN_URL, REAL_REDIS_URL } from './servers.ts';
 
@@ -18,6 +19,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   mkdirSync('.tmp', { recursive: true });
+  // Once per run, before any service boots: the dashboard's pages (only when their sources changed).
+  await ensureSpaBuilt();
   const dir = mkdtempSync(join(process.cwd(), '.tmp', 'test-pg-'));
   chmodSync(dir, 0o755); // the embedded cluster runs as the 'postgres' user when we are root
   const cluster = await openEmbeddedPostgres(dir);

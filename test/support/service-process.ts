@@ -22,6 +22,8 @@ export function tempDataDir(): string {
 export interface ServiceProcess {
   api: string;
   redirect: string;
+  /** The dashboard's origin (DASHBOARD_PUBLIC_URL), e.g. http://127.0.0.1:PORT. */
+  dashboard: string;
   env: NodeJS.ProcessEnv;
   output(): string;
   /** Runs the admin CLI with --json and returns the parsed object; throws with stderr on failure. */
@@ -47,7 +49,7 @@ async function waitHealthy(url: string, child: ChildProcess, out: () => string, 
 }
 
 export async function startService(extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
-  const [apiPort, redirectPort] = [await freePort(), await freePort()];
+  const [apiPort, redirectPort, dashboardPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -61,11 +63,16 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     REDIRECT_WORKERS: '1',
     METRICS_PORT: '0',
     METRICS_HOST: '127.0.0.1',
+    DASHBOARD_PORT: String(dashboardPort),
+    DASHBOARD_HOST: '127.0.0.1',
+    DASHBOARD_PUBLIC_URL: `http://127.0.0.1:${dashboardPort}`,
+    TLS_ASK_PORT: '0',
     ...extraEnv,
   };
   const api = `http://127.0.0.1:${apiPort}`;
+  const dashboard = env.DASHBOARD_PUBLIC_URL ?? `http://127.0.0.1:${dashboardPort}`;
   const redirect = `http://127.0.0.1:${redirectPort}`;
-  const proc = await startProcess('bin/start.ts', env, [api, redirect]);
+  const proc = await startProcess('bin/start.ts', env, [api, redirect, `http://127.0.0.1:${env.DASHBOARD_PORT}`]);
 
   const adminRaw = async (...args: string[]) => {
     try {
@@ -79,6 +86,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
   return {
     api,
     redirect,
+    dashboard,
     env,
     output: proc.output,
     adminRaw,

@@ -1,0 +1,23 @@
+// Invariant: every JSON route of the dashboard is named once here (method and path, no zod, so
+// the browser bundle can import it); its request and response schemas are in schemas.ts under
+// the same name, and both the server's handlers and the SPA's client take their types from those
+// schemas. Paths take `:name` parameters.
+export const ROUTES = {
+  session: ['GET', '/api/session'],
+  signIn: ['POST', '/api/session'],
+  signUp: ['POST', '/api/sign-up'],
+  secondFactor: ['POST', '/api/session/second-factor'],
+  signOut: ['POST', '/api/session/sign-out'],
+  signOutEverywhere: ['POST', '/api/session/sign-out-everywhere'],
+  switchOrg: ['POST', '/api/session/org'],
+  inviteLookup: ['POST', '/api/invite/lookup'],
+  inviteAccept: ['POST', '/api/invite/accept'],
+  changePassword: ['POST', '/api/account/password'],
+  twoFactorStart: ['POST', '/api/account/2fa/start'],
+  twoFactorConfirm: ['POST', '/api/account/2fa/confirm'],
+  twoFactorDisable: ['POST', '/api/account/2fa/disable'],
+  accountSessions: ['GET', '/api/account/sessions'],
+  endSession: ['POST', '/api/account/sessions/:id/end'],
+} as const;
+
+export type RouteName = keyof typeof ROUTES;

@@ -1,0 +1,68 @@
+// Invariant: the request and response shapes of every dashboard route (named as in routes.ts).
+// Requests are parsed with these schemas on the server (a field's problem becomes VE001 naming
+// the field); responses are typed by them on both sides. Never a password hash, a TOTP secret
+// after set-up, a session id or an API key's hash in a response.
+import { z } from 'zod';
+import { ROLES } from '../../shared/accounts/roles.ts';
+import type { RouteName } from './routes.ts';
+
+const role = z.enum(ROLES);
+const email = z.string().max(254);
+const password = z.string().max(256);
+const ok = z.object({ ok: z.literal(true) });
+
+export const orgSummary = z.object({ id: z.string(), name: z.string(), role });
+
+export const sessionView = z.object({
+  stage: z.enum(['second_factor', 'full']),
+  csrfToken: z.string(),
+  user: z.object({ email: z.string(), twoFactor: z.boolean() }),
+  org: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      plan: z.string(),
+      timezone: z.string(),
+      role,
+      require2fa: z.boolean(),
+      permissions: z.array(z.string()),
+    })
+    .nullable(),
+  orgs: z.array(orgSummary),
+  signUp: z.boolean(),
+});
+
+export interface RouteSchema {
+  body?: z.ZodType;
+  response: z.ZodType;
+}
+
+export const SCHEMAS = {
+  session: { response: sessionView },
+  signIn: { body: z.object({ email, password }), response: sessionView },
+  signUp: { body: z.object({ email, password, organisation: z.string().max(200) }), response: sessionView },
+  secondFactor: { body: z.object({ code: z.string().max(40) }), response: sessionView },
+  signOut: { response: ok },
+  signOutEverywhere: { response: ok },
+  switchOrg: { body: z.object({ orgId: z.string().max(40) }), response: sessionView },
+  inviteLookup: {
+    body: z.object({ token: z.string().max(200) }),
+    response: z.object({ orgName: z.string(), email: z.string().nullable(), role, existingUser: z.boolean() }),
+  },
+  inviteAccept: { body: z.object({ token: z.string().max(200), email: email.optional(), password }), response: sessionView },
+  changePassword: { body: z.object({ currentPassword: password, newPassword: password }), response: sessionView },
+  twoFactorStart: { body: z.object({ password }), response: z.object({ secret: z.string(), uri: z.string(), qrSvg: z.string() }) },
+  twoFactorConfirm: { body: z.object({ code: z.string().max(20) }), response: z.object({ recoveryCodes: z.array(z.string()), session: sessionView }) },
+  twoFactorDisable: { body: z.object({ password }), response: sessionView },
+  accountSessions: {
+    response: z.object({
+      sessions: z.array(z.object({ id: z.string(), createdAt: z.string(), lastSeenAt: z.string(), userAgent: z.string().nullable(), current: z.boolean() })),
+    }),
+  },
+  endSession: { response: ok },
+} satisfies Record<RouteName, RouteSchema>;
+
+export type Schemas = typeof SCHEMAS;
+export type BodyOf<K extends RouteName> = Schemas[K] extends { body: z.ZodType } ? z.input<Schemas[K]['body']> : undefined;
+export type ResponseOf<K extends RouteName> = z.output<Schemas[K]['response']>;
+export type SessionView = z.output<typeof sessionView>;

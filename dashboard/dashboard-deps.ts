@@ -1,0 +1,23 @@
+// Invariant: the dashboard process receives every backend through this one object, built once at
+// start; route code never constructs a client or reads configuration itself.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Sql } from '../shared/db/database.ts';
+import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
+import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
+
+export interface DashboardDeps {
+  sql: Sql;
+  rateLimiter: RateLimiter;
+  /** The dashboard's origin (DASHBOARD_PUBLIC_URL): Origin checks, cookie name, invite links. */
+  publicUrl: string;
+  /** The origin every default smartLink starts with. */
+  shortLinkBase: string;
+  /** `open`: the sign-up page creates an account with a new FREE organisation. */
+  signUp: 'invite' | 'open';
+  /** Where the built SPA is (index.html and assets/). */
+  assetsDir: string;
+  trustProxy?: TrustProxy;
+  logger?: FastifyBaseLogger;
+  now(): number;
+  onDestinationSaved?(url: string, orgId: string): void;
+}

@@ -1,0 +1,67 @@
+// Invariant: starting the dashboard means: wire its Fastify app to the ports the composition root
+// opened and listen on DASHBOARD_PORT; the closer stops accepting and drains in-flight requests.
+// The SPA must have been built (spa-assets.ts): a missing build is a start-up failure naming the
+// command that makes it.
+import { dashboardPublicUrl, shortLinkBase, type DashboardConfig } from '../shared/config/config.ts';
+import { pruneSignInAttempts } from '../shared/accounts/sign-in-throttle.ts';
+import type { Logger } from '../shared/runtime/logger.ts';
+import { listenError } from '../shared/runtime/listen-failure.ts';
+import type { Backends } from '../shared/runtime/open-backends.ts';
+import { SetupError } from '../shared/runtime/startup.ts';
+import { buildDashboard } from './build-dashboard.ts';
+import { isSpaBuilt, SPA_DIST } from './spa-assets.ts';
+
+const PRUNE_EVERY_MS = 3600_000;
+
+export interface RunningDashboard {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startDashboard(
+  backends: Backends,
+  config: DashboardConfig,
+  o: { logger: Logger; onDestinationSaved?(url: string, orgId: string): void },
+): Promise<RunningDashboard> {
+  if (!isSpaBuilt()) throw new SetupError(`the dashboard's pages are not built (${SPA_DIST} is missing); run \`npm run build:dashboard\``);
+  let port = config.DASHBOARD_PORT;
+  const publicUrl = (): string => config.DASHBOARD_PUBLIC_URL ?? dashboardPublicUrl({ ...config, DASHBOARD_PORT: port });
+  // With DASHBOARD_PORT=0 the origin is known only after listening: resolve it lazily.
+  const deps = {
+    sql: backends.db.sql,
+    rateLimiter: backends.rateLimiter,
+    get publicUrl() {
+      return publicUrl();
+    },
+    shortLinkBase: shortLinkBase(config),
+    signUp: config.DASHBOARD_SIGNUP,
+    assetsDir: SPA_DIST,
+    trustProxy: config.TRUST_PROXY,
+    logger: o.logger,
+    now: Date.now,
+    onDestinationSaved: o.onDestinationSaved,
+  };
+  const app = await buildDashboard(deps);
+  try {
+    await app.listen({ port: config.DASHBOARD_PORT, host: config.DASHBOARD_HOST });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenError(
+      { portSetting: 'DASHBOARD_PORT', hostSetting: 'DASHBOARD_HOST', port: config.DASHBOARD_PORT, host: config.DASHBOARD_HOST },
+      (err as NodeJS.ErrnoException).code,
+    );
+  }
+  const address = app.server.address();
+  if (typeof address === 'object' && address) port = address.port;
+  const prune = setInterval(() => void pruneSignInAttempts(backends.db.sql).catch(() => undefined), PRUNE_EVERY_MS);
+  prune.unref();
+  return {
+    port,
+    url: publicUrl(),
+    close: async () => {
+      clearInterval(prune);
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// Invariant: the route tree's root and the signed-in area. Every page under `appRoute` needs a
+// full session: without one the router goes to sign-in with `redirect` set to where the user was.
+import type { QueryClient } from '@tanstack/react-query';
+import { createRootRouteWithContext, createRoute, Outlet, redirect } from '@tanstack/react-router';
+import { sessionQuery } from '../session.ts';
+import { Shell } from '../ui/Shell.tsx';
+
+export interface RouterContext {
+  queryClient: QueryClient;
+}
+
+export const rootRoute = createRootRouteWithContext<RouterContext>()({ component: Outlet });
+
+/** Only same-origin paths are followed after sign-in. */
+export function safeRedirect(target: string | undefined): string {
+  return target?.startsWith('/') && !target.startsWith('//') && !target.startsWith('/\\') ? target : '/links';
+}
+
+export const appRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'app',
+  beforeLoad: async ({ context, location }) => {
+    const view = await context.queryClient.ensureQueryData(sessionQuery);
+    if (!view) throw redirect({ to: '/sign-in', search: { redirect: location.href } });
+    if (view.stage === 'second_factor') throw redirect({ to: '/sign-in/code', search: { redirect: location.href } });
+  },
+  component: Shell,
+});
