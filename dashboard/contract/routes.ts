@@ -18,6 +18,17 @@ export const ROUTES = {
   twoFactorDisable: ['POST', '/api/account/2fa/disable'],
   accountSessions: ['GET', '/api/account/sessions'],
   endSession: ['POST', '/api/account/sessions/:id/end'],
+  links: ['GET', '/api/links'],
+  link: ['GET', '/api/links/:code'],
+  saveLink: ['POST', '/api/links'],
+  bulkActive: ['POST', '/api/links/bulk-active'],
+  apps: ['GET', '/api/apps'],
+  domains: ['GET', '/api/domains'],
+} as const;
+
+/** Non-JSON routes (downloads), by name: the SPA links to them. */
+export const DOWNLOADS = {
+  linkQr: '/api/links/:code/qr.:format',
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

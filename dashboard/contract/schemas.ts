@@ -4,6 +4,9 @@
 // after set-up, a session id or an API key's hash in a response.
 import { z } from 'zod';
 import { ROLES } from '../../shared/accounts/roles.ts';
+import { PLATFORMS } from '../../shared/apps/platform.ts';
+import { linkResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
+import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
 import type { RouteName } from './routes.ts';
 
 const role = z.enum(ROLES);
@@ -33,7 +36,10 @@ export const sessionView = z.object({
 });
 
 export interface RouteSchema {
+  /** Parsed by the route before its handler runs. */
   body?: z.ZodType;
+  /** The body's type only: the handler passes it on to code that checks it itself. */
+  request?: z.ZodType;
   response: z.ZodType;
 }
 
@@ -60,9 +66,33 @@ export const SCHEMAS = {
     }),
   },
   endSession: { response: ok },
+  // The list endpoint's query (the API's DSL), page and size arrive as the query string.
+  links: { response: listResponseSchema },
+  link: { response: linkResponseSchema },
+  // The API's save request, checked by the same save path (not parsed here, so its errors are the API's).
+  saveLink: { response: linkResponseSchema, request: saveLinkRequestSchema },
+  bulkActive: {
+    body: z.object({ shortCodes: z.array(z.string().max(100)).min(1).max(100), isActive: z.boolean() }),
+    response: z.object({
+      updated: z.array(z.string()),
+      failed: z.array(z.object({ shortCode: z.string(), message: z.string() })),
+    }),
+  },
+  apps: {
+    response: z.object({
+      apps: z.array(z.object({ mobileAppId: z.string(), name: z.string(), platform: z.enum(PLATFORMS), storeUrl: z.string(), active: z.boolean() })),
+    }),
+  },
+  domains: {
+    response: z.object({ domains: z.array(z.object({ host: z.string(), isPrimary: z.boolean(), status: z.string() })) }),
+  },
 } satisfies Record<RouteName, RouteSchema>;
 
 export type Schemas = typeof SCHEMAS;
-export type BodyOf<K extends RouteName> = Schemas[K] extends { body: z.ZodType } ? z.input<Schemas[K]['body']> : undefined;
+export type BodyOf<K extends RouteName> = Schemas[K] extends { body: z.ZodType }
+  ? z.input<Schemas[K]['body']>
+  : Schemas[K] extends { request: z.ZodType }
+    ? z.input<Schemas[K]['request']>
+    : undefined;
 export type ResponseOf<K extends RouteName> = z.output<Schemas[K]['response']>;
 export type SessionView = z.output<typeof sessionView>;

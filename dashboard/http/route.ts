@@ -51,7 +51,8 @@ export function route<K extends RouteName>(app: FastifyInstance, name: K, access
     url,
     config: { access },
     handler: async (request, reply) => {
-      let body: unknown;
+      // Without a body schema the body goes on as sent (to code that checks it itself, like saveLink).
+      let body: unknown = request.body;
       if (schema.body) {
         const parsed = schema.body.safeParse(request.body ?? {}, { reportInput: true });
         if (!parsed.success) throw fieldErrors(parsed.error.issues);

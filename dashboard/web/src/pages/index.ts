@@ -4,6 +4,7 @@ import { createRoute, redirect } from '@tanstack/react-router';
 import { appRoute, rootRoute } from '../routes/root.tsx';
 import { accountRoute } from './Account.tsx';
 import { inviteRoute } from './Invite.tsx';
+import { editLinkRoute, newLinkRoute } from './LinkEditor.tsx';
 import { linksRoute } from './Links.tsx';
 import { secondFactorRoute, signInRoute } from './SignIn.tsx';
 import { signUpRoute } from './SignUp.tsx';
@@ -21,5 +22,5 @@ export const routeTree = rootRoute.addChildren([
   secondFactorRoute,
   signUpRoute,
   inviteRoute,
-  appRoute.addChildren([indexRoute, linksRoute, accountRoute]),
+  appRoute.addChildren([indexRoute, linksRoute, newLinkRoute, editLinkRoute, accountRoute]),
 ]);
