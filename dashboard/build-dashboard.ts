@@ -16,7 +16,10 @@ import { installErrorHandler } from './http/error-handler.ts';
 import { cookieSettings, installGuard, type CookieSettings } from './http/guard.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
+import { registerIntegrationRoutes } from './routes/integration-routes.ts';
 import { registerLinkRoutes } from './routes/link-routes.ts';
+import { registerMemberRoutes } from './routes/member-routes.ts';
+import { registerOrgRoutes } from './routes/org-routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -25,6 +28,9 @@ const ROUTE_MODULES: readonly ((app: FastifyInstance, deps: DashboardDeps, cooki
   registerAuthRoutes,
   registerAccountRoutes,
   registerLinkRoutes,
+  registerIntegrationRoutes,
+  registerMemberRoutes,
+  registerOrgRoutes,
 ];
 
 export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstance> {

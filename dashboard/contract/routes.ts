@@ -23,7 +23,21 @@ export const ROUTES = {
   saveLink: ['POST', '/api/links'],
   bulkActive: ['POST', '/api/links/bulk-active'],
   apps: ['GET', '/api/apps'],
+  registerApp: ['POST', '/api/apps'],
+  updateApp: ['POST', '/api/apps/:id'],
+  removeApp: ['POST', '/api/apps/:id/remove'],
   domains: ['GET', '/api/domains'],
+  keys: ['GET', '/api/keys'],
+  createKey: ['POST', '/api/keys'],
+  revokeKey: ['POST', '/api/keys/:id/revoke'],
+  members: ['GET', '/api/members'],
+  invite: ['POST', '/api/invites'],
+  revokeInvite: ['POST', '/api/invites/:id/revoke'],
+  changeRole: ['POST', '/api/members/:userId/role'],
+  removeMember: ['POST', '/api/members/:userId/remove'],
+  usage: ['GET', '/api/usage'],
+  org: ['GET', '/api/org'],
+  updateOrg: ['POST', '/api/org'],
 } as const;
 
 /** Non-JSON routes (downloads), by name: the SPA links to them. */

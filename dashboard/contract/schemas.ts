@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ROLES } from '../../shared/accounts/roles.ts';
 import { PLATFORMS } from '../../shared/apps/platform.ts';
+import { SCOPES } from '../../shared/keys/api-key.ts';
 import { linkResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
 import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
 import type { RouteName } from './routes.ts';
@@ -34,6 +35,19 @@ export const sessionView = z.object({
   orgs: z.array(orgSummary),
   signUp: z.boolean(),
 });
+
+const appView = z.object({ mobileAppId: z.string(), name: z.string(), platform: z.enum(PLATFORMS), storeUrl: z.string(), active: z.boolean() });
+const keyView = z.object({
+  id: z.string(),
+  label: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  createdAt: z.string(),
+  createdBy: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  status: z.enum(['active', 'revoked']),
+});
+const usageLine = z.object({ used: z.number(), limit: z.number(), overage: z.number(), overageEur: z.number() });
+const orgView = z.object({ id: z.string(), name: z.string(), plan: z.string(), timezone: z.string(), require2fa: z.boolean() });
 
 export interface RouteSchema {
   /** Parsed by the route before its handler runs. */
@@ -78,11 +92,40 @@ export const SCHEMAS = {
       failed: z.array(z.object({ shortCode: z.string(), message: z.string() })),
     }),
   },
-  apps: {
+  apps: { response: z.object({ apps: z.array(appView) }) },
+  registerApp: { body: z.object({ name: z.string().max(200), platform: z.enum(PLATFORMS), storeUrl: z.string().max(2048) }), response: appView },
+  updateApp: { body: z.object({ storeUrl: z.string().max(2048) }), response: appView },
+  removeApp: { response: appView },
+  keys: { response: z.object({ keys: z.array(keyView) }) },
+  createKey: {
+    body: z.object({ label: z.string().max(200), scopes: z.array(z.enum(SCOPES)).max(SCOPES.length) }),
+    response: z.object({ key: z.string(), view: keyView }),
+  },
+  revokeKey: { response: keyView },
+  members: {
     response: z.object({
-      apps: z.array(z.object({ mobileAppId: z.string(), name: z.string(), platform: z.enum(PLATFORMS), storeUrl: z.string(), active: z.boolean() })),
+      members: z.array(z.object({ userId: z.string(), email: z.string(), role, twoFactor: z.boolean(), since: z.string(), you: z.boolean() })),
+      invites: z.array(z.object({ id: z.string(), email: z.string().nullable(), role, invitedBy: z.string(), expiresAt: z.string() })),
+      seats: z.object({ used: z.number(), limit: z.number() }),
     }),
   },
+  invite: { body: z.object({ email, role }), response: z.object({ inviteUrl: z.string(), email: z.string(), role, expiresAt: z.string() }) },
+  revokeInvite: { response: ok },
+  changeRole: { body: z.object({ role }), response: ok },
+  removeMember: { response: ok },
+  usage: {
+    response: z.object({
+      plan: z.string(),
+      periodStart: z.string(),
+      links: usageLine,
+      clicks: usageLine,
+      totalOverageEur: z.number(),
+      seats: z.object({ used: z.number(), limit: z.number() }),
+      domains: z.object({ used: z.number(), limit: z.number() }),
+    }),
+  },
+  org: { response: orgView },
+  updateOrg: { body: z.object({ name: z.string().max(200), timezone: z.string().max(100), require2fa: z.boolean() }), response: orgView },
   domains: {
     response: z.object({ domains: z.array(z.object({ host: z.string(), isPrimary: z.boolean(), status: z.string() })) }),
   },

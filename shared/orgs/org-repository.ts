@@ -86,6 +86,19 @@ export function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverr
   });
 }
 
+/** The dashboard's organisation settings: name, reporting time zone, and whether every member needs 2FA. */
+export function updateOrganizationSettings(sql: Sql, id: string, settings: { name: string; timezone: string; require2fa: boolean }): Promise<Organization> {
+  const name = settings.name.trim();
+  if (name === '' || name.length > 200) throw new AppError('VE001', 'name: must be 1 to 200 characters', { field: 'name' });
+  if (!isTimeZone(settings.timezone)) throw new AppError('VE001', `timezone: unknown time zone '${settings.timezone}'`, { field: 'timezone' });
+  return changeOrganization(sql, id, async (tx) => {
+    const [row] = await tx<OrganizationRow[]>`
+      update organizations set name = ${name}, timezone = ${settings.timezone}, require_2fa = ${settings.require2fa}
+      where id = ${id} returning ${tx.unsafe(ORG_COLUMNS)}`;
+    return row;
+  });
+}
+
 export async function findDemoOrganization(sql: Sql): Promise<Organization | null> {
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where is_demo order by created_at limit 1`;
   return row ? organizationFromRow(row) : null;

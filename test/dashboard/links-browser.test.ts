@@ -118,7 +118,7 @@ describe.skipIf(!hasChromium)('dashboard links in Chromium', () => {
   it('archives by bulk action; the redirector answers 410 within a second; restore brings it back', async () => {
     await page.goto(`${fx.svc.dashboard}/links?q=${encodeURIComponent('"shortCode=dash-link-1 OR shortCode=seed-link-00"')}`);
     await page.getByLabel('Select dash-link-1').check();
-    await screenshot(page, 'docs/images/dashboard-links.png');
+    await screenshot(page, 'dashboard-links.png');
     await page.getByRole('button', { name: 'Archive selected' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'archived' }).count()).toBe(1);
     const archivedAt = Date.now();

@@ -70,10 +70,15 @@ export async function signIn(page: Page, base: string, email: string, password: 
   await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
 }
 
-/** Saves a PNG of the page under `path` (relative to the repository). */
-export async function screenshot(page: Page, path: string): Promise<string> {
-  const file = join(ROOT, path);
-  mkdirSync(dirname(file), { recursive: true });
-  await page.screenshot({ path: file, fullPage: false });
-  return file;
+/**
+ * Saves a PNG of the page as .tmp/screenshots/<name>, and as docs/images/<name> (the README's
+ * pictures) when UPDATE_SCREENSHOTS=1, so an ordinary test run leaves the tracked files alone.
+ */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const files = [join(ROOT, '.tmp', 'screenshots', name), ...(process.env.UPDATE_SCREENSHOTS === '1' ? [join(ROOT, 'docs', 'images', name)] : [])];
+  for (const file of files) {
+    mkdirSync(dirname(file), { recursive: true });
+    await page.screenshot({ path: file, fullPage: false });
+  }
+  return files[0] ?? '';
 }

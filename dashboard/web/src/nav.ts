@@ -9,5 +9,12 @@ export interface NavItem {
 
 export const NAV: NavItem[] = [
   { to: '/links', label: 'Links' },
+  // Analytics (organisation and per link) goes here.
+  { to: '/keys', label: 'API keys', permission: 'integrations:manage' },
+  { to: '/apps', label: 'Mobile apps' },
+  // Custom domains and webhooks go here.
+  { to: '/members', label: 'Members' },
+  { to: '/usage', label: 'Usage' },
+  { to: '/settings', label: 'Settings' },
   { to: '/account', label: 'Your account' },
 ];

@@ -3,6 +3,11 @@
 import { createRoute, redirect } from '@tanstack/react-router';
 import { appRoute, rootRoute } from '../routes/root.tsx';
 import { accountRoute } from './Account.tsx';
+import { appsRoute } from './Apps.tsx';
+import { keysRoute } from './Keys.tsx';
+import { membersRoute } from './Members.tsx';
+import { settingsRoute } from './Settings.tsx';
+import { usageRoute } from './Usage.tsx';
 import { inviteRoute } from './Invite.tsx';
 import { editLinkRoute, newLinkRoute } from './LinkEditor.tsx';
 import { linksRoute } from './Links.tsx';
@@ -22,5 +27,5 @@ export const routeTree = rootRoute.addChildren([
   secondFactorRoute,
   signUpRoute,
   inviteRoute,
-  appRoute.addChildren([indexRoute, linksRoute, newLinkRoute, editLinkRoute, accountRoute]),
+  appRoute.addChildren([indexRoute, linksRoute, newLinkRoute, editLinkRoute, keysRoute, appsRoute, membersRoute, usageRoute, settingsRoute, accountRoute]),
 ]);
