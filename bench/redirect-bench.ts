@@ -405,6 +405,8 @@ export async function redirectBench(): Promise<void> {
       DATABASE_URL: pg.url,
       REDIRECT_HOST: '127.0.0.1',
       REDIRECT_PORT: '0',
+      // npm start's dashboard listens too: on any free port, never a fixed one another run holds.
+      DASHBOARD_PORT: '0',
       DEFAULT_SHORT_DOMAIN: HOST,
       REDIS_PREFIX: prefix,
       LOG_LEVEL: 'warn',

@@ -2,6 +2,7 @@
 // start; route code never constructs a client or reads configuration itself.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Sql } from '../shared/db/database.ts';
+import type { LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 
@@ -19,5 +20,6 @@ export interface DashboardDeps {
   trustProxy?: TrustProxy;
   logger?: FastifyBaseLogger;
   now(): number;
-  onDestinationSaved?(url: string, orgId: string): void;
+  /** The one save path's dependencies (linkServiceDeps), as the API and the admin CLI have them. */
+  links: LinkServiceDeps;
 }

@@ -8,10 +8,16 @@ import type { Logger } from '../shared/runtime/logger.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
 import { SetupError } from '../shared/runtime/startup.ts';
+import { linkServiceDeps } from '../shared/links/save-link.ts';
+import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
+import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { isSpaBuilt, SPA_DIST } from './spa-assets.ts';
 
 const PRUNE_EVERY_MS = 3600_000;
+/** Links made by people are few: a small preview queue (the API's is PREVIEW_FETCH_CONCURRENCY). */
+const PREVIEW_CONCURRENCY = 2;
+const PREVIEW_FETCHES_PER_HOST_PER_MIN = 30;
 
 export interface RunningDashboard {
   port: number;
@@ -19,13 +25,21 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-export async function startDashboard(
-  backends: Backends,
-  config: DashboardConfig,
-  o: { logger: Logger; onDestinationSaved?(url: string, orgId: string): void },
-): Promise<RunningDashboard> {
+export async function startDashboard(backends: Backends, config: DashboardConfig, o: { logger: Logger }): Promise<RunningDashboard> {
   if (!isSpaBuilt()) throw new SetupError(`the dashboard's pages are not built (${SPA_DIST} is missing); run \`npm run build:dashboard\``);
   let port = config.DASHBOARD_PORT;
+  // Dashboard saves refresh destination previews like the API's: one bounded, fair queue per process.
+  const previews = {
+    previews: backends.previewStore,
+    allowPrivate: config.PREVIEW_ALLOW_PRIVATE,
+    onError: (err: unknown, url: string) => o.logger.warn({ url, err: err instanceof Error ? err.message : String(err) }, 'preview fetch failed'),
+  };
+  const previewQueue = new PreviewFetchQueue({
+    concurrency: PREVIEW_CONCURRENCY,
+    hostFetchesPerMinute: PREVIEW_FETCHES_PER_HOST_PER_MIN,
+    run: (url) => refreshDestinationPreview(previews, url),
+    log: (m: string) => o.logger.warn(m),
+  });
   const publicUrl = (): string => config.DASHBOARD_PUBLIC_URL ?? dashboardPublicUrl({ ...config, DASHBOARD_PORT: port });
   // With DASHBOARD_PORT=0 the origin is known only after listening: resolve it lazily.
   const deps = {
@@ -40,7 +54,7 @@ export async function startDashboard(
     trustProxy: config.TRUST_PROXY,
     logger: o.logger,
     now: Date.now,
-    onDestinationSaved: o.onDestinationSaved,
+    links: linkServiceDeps(backends.db.sql, config, { onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url) }),
   };
   const app = await buildDashboard(deps);
   try {
@@ -61,6 +75,7 @@ export async function startDashboard(
     url: publicUrl(),
     close: async () => {
       clearInterval(prune);
+      previewQueue.close();
       await app.close();
     },
   };

@@ -12,7 +12,7 @@ import { findAppsForOrg } from '../../shared/apps/find-apps-for-org.ts';
 import { listLinks, parseListRequest } from '../../shared/links/list-links.ts';
 import { findLinkByCode } from '../../shared/links/link-repository.ts';
 import { toLinkResponse } from '../../shared/links/link-response.ts';
-import { saveLink, type Actor, type LinkServiceDeps } from '../../shared/links/save-link.ts';
+import { saveLink, type Actor } from '../../shared/links/save-link.ts';
 import { smartLinkOf } from '../../shared/links/smart-link.ts';
 import { getOrganization } from '../../shared/orgs/org-repository.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
@@ -20,7 +20,7 @@ import { orgIdOf, route, sessionOf } from '../http/route.ts';
 import type { FastifyRequest } from 'fastify';
 
 export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): void {
-  const service: LinkServiceDeps = { sql: deps.sql, shortLinkBase: deps.shortLinkBase, onDestinationSaved: deps.onDestinationSaved, now: deps.now };
+  const service = deps.links;
   const actorOf = async (request: FastifyRequest): Promise<Actor> => ({
     org: await getOrganization(deps.sql, orgIdOf(request)),
     attribution: sessionOf(request).email,

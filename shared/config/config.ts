@@ -157,7 +157,10 @@ export const dashboardSchema = commonSchema.extend({
   DASHBOARD_SIGNUP: z.enum(['invite', 'open']).default('invite'),
 });
 
-export const startSchema = apiSchema.merge(redirectorSchema).merge(dashboardSchema).extend({ METRICS_PORT: port.default(METRICS_PORTS.api) });
+export const startSchema = apiSchema
+  .merge(redirectorSchema)
+  .merge(dashboardSchema)
+  .extend({ METRICS_PORT: port.default(METRICS_PORTS.api) });
 
 export type CommonConfig = z.infer<typeof commonSchema>;
 export type ApiConfig = z.infer<typeof apiSchema>;

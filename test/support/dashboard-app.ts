@@ -8,6 +8,7 @@ import { buildDashboard } from '../../dashboard/build-dashboard.ts';
 import { SPA_DIST } from '../../dashboard/spa-assets.ts';
 import { createInvite } from '../../shared/accounts/invites.ts';
 import type { Role } from '../../shared/accounts/roles.ts';
+import { linkServiceDeps } from '../../shared/links/save-link.ts';
 import { MemoryRateLimiter } from '../../shared/limits/memory-rate-limiter.ts';
 import { createOrganization } from '../../shared/orgs/org-repository.ts';
 import type { Plan } from '../../shared/orgs/plans.ts';
@@ -53,6 +54,7 @@ export async function startDashboardApp(opts: { publicUrl?: string } = {}): Prom
     signUp: 'invite' as const,
     assetsDir: SPA_DIST,
     now: Date.now,
+    links: linkServiceDeps(db.sql, { REDIRECT_PORT: 8080, SHORT_LINK_BASE_URL: 'https://sho.rt' }),
   };
   const app = await buildDashboard(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });
