@@ -12,6 +12,7 @@ import { isPlatform } from '../shared/apps/platform.ts';
 import type { Sql } from '../shared/db/database.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { addDomain, listDomains, removeDomain } from '../shared/domains/domain-repository.ts';
+import { addDomainToVerify, challengeRecord, listDomainStates } from '../shared/domains/domain-verification.ts';
 import { linkNotFound } from '../shared/errors/domain-errors.ts';
 import { isScope, SCOPES, type Scope } from '../shared/keys/api-key.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
@@ -288,9 +289,24 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'domain add',
-    summary: "Adds a custom domain (it then serves only this organisation's links).",
-    options: [ORG, { name: 'host', value: 'H', required: true, help: 'the host name' }, { name: 'primary', help: "make it the organisation's primary domain" }],
+    summary:
+      "Adds a custom domain (it then serves only this organisation's links); with --verify it waits for its DNS TXT record, as one added on the dashboard does.",
+    options: [
+      ORG,
+      { name: 'host', value: 'H', required: true, help: 'the host name' },
+      { name: 'primary', help: "make it the organisation's primary domain" },
+      { name: 'verify', help: 'add it PENDING: it serves once _shortlink-challenge.<host> holds the printed TXT value' },
+    ],
     run: async (ctx, v) => {
+      if (v.verify === true) {
+        if (v.primary === true) throw new UsageError('--primary applies to a domain added without --verify');
+        const d = await addDomainToVerify(ctx.sql, await orgOf(ctx, v), need(v, 'host'));
+        const record = challengeRecord(d.host, d.token ?? '');
+        return {
+          json: { id: d.id, orgId: d.orgId, host: d.host, status: d.status, record },
+          text: `domain ${d.host} added, PENDING: create the TXT record ${record.name} with the value ${record.value}`,
+        };
+      }
       const d = await addDomain(ctx.sql, await orgOf(ctx, v), need(v, 'host'), v.primary === true);
       return { json: d, text: `domain ${d.host}${d.isPrimary ? ' (primary)' : ''} added` };
     },
@@ -301,12 +317,14 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     options: [ORG],
     run: async (ctx, v) => {
       const o = await orgOf(ctx, v);
-      const domains = await listDomains(ctx.sql, o.id);
+      const all = await listDomains(ctx.sql, o.id);
+      const current = new Map((await listDomainStates(ctx.sql, o.id)).map((d) => [d.id, d.status]));
+      const domains = all.map((d) => ({ ...d, status: current.get(d.id) ?? 'REMOVED' }));
       return {
         json: { domains },
         text: textTable(
           ['HOST', 'PRIMARY', 'STATUS'],
-          domains.map((d) => [d.host, d.isPrimary ? 'yes' : 'no', d.active ? 'active' : 'removed']),
+          domains.map((d) => [d.host, d.isPrimary ? 'yes' : 'no', d.status === 'REMOVED' ? 'removed' : d.active ? 'active' : d.status.toLowerCase()]),
         ),
       };
     },

@@ -16,6 +16,7 @@ import { installErrorHandler } from './http/error-handler.ts';
 import { cookieSettings, installGuard, type CookieSettings } from './http/guard.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
+import { registerDomainRoutes } from './routes/domain-routes.ts';
 import { registerIntegrationRoutes } from './routes/integration-routes.ts';
 import { registerLinkRoutes } from './routes/link-routes.ts';
 import { registerMemberRoutes } from './routes/member-routes.ts';
@@ -29,6 +30,7 @@ const ROUTE_MODULES: readonly ((app: FastifyInstance, deps: DashboardDeps, cooki
   registerAccountRoutes,
   registerLinkRoutes,
   registerIntegrationRoutes,
+  registerDomainRoutes,
   registerMemberRoutes,
   registerOrgRoutes,
 ];

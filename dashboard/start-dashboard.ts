@@ -1,5 +1,6 @@
 // Invariant: starting the dashboard means: wire its Fastify app to the ports the composition root
-// opened and listen on DASHBOARD_PORT; the closer stops accepting and drains in-flight requests.
+// opened and listen on DASHBOARD_PORT, with the custom-domain checks running and the on-demand-TLS
+// ask endpoint on TLS_ASK_PORT; the closer stops accepting and drains in-flight requests.
 // The SPA must have been built (spa-assets.ts): a missing build is a start-up failure naming the
 // command that makes it.
 import { dashboardPublicUrl, shortLinkBase, type DashboardConfig } from '../shared/config/config.ts';
@@ -12,6 +13,8 @@ import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { buildDashboard } from './build-dashboard.ts';
+import { startDomainChecker } from './domain-checks.ts';
+import { startTlsAsk } from './tls-ask.ts';
 import { isSpaBuilt, SPA_DIST } from './spa-assets.ts';
 
 const PRUNE_EVERY_MS = 3600_000;
@@ -21,6 +24,8 @@ const PREVIEW_FETCHES_PER_HOST_PER_MIN = 30;
 
 export interface RunningDashboard {
   port: number;
+  /** The on-demand-TLS ask listener's port (TLS_ASK_PORT). */
+  askPort: number;
   url: string;
   close(): Promise<void>;
 }
@@ -42,6 +47,13 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
   });
   const publicUrl = (): string => config.DASHBOARD_PUBLIC_URL ?? dashboardPublicUrl({ ...config, DASHBOARD_PORT: port });
   // With DASHBOARD_PORT=0 the origin is known only after listening: resolve it lazily.
+  const checker = startDomainChecker({
+    sql: backends.db.sql,
+    dnsServers: config.DNS_SERVERS,
+    defaultHost: new URL(shortLinkBase(config)).hostname,
+    now: Date.now,
+    onError: (err) => o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'domain check failed'),
+  });
   const deps = {
     sql: backends.db.sql,
     rateLimiter: backends.rateLimiter,
@@ -54,12 +66,24 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
     trustProxy: config.TRUST_PROXY,
     logger: o.logger,
     now: Date.now,
+    domains: checker,
     links: linkServiceDeps(backends.db.sql, config, { onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url) }),
   };
   const app = await buildDashboard(deps);
+  let ask: Awaited<ReturnType<typeof startTlsAsk>>;
+  try {
+    ask = await startTlsAsk(backends.db.sql, config.TLS_ASK_PORT, config.TLS_ASK_HOST);
+  } catch (err) {
+    checker.stop();
+    previewQueue.close();
+    throw err;
+  }
   try {
     await app.listen({ port: config.DASHBOARD_PORT, host: config.DASHBOARD_HOST });
   } catch (err) {
+    checker.stop();
+    previewQueue.close();
+    await ask.close();
     await app.close().catch(() => undefined);
     throw listenError(
       { portSetting: 'DASHBOARD_PORT', hostSetting: 'DASHBOARD_HOST', port: config.DASHBOARD_PORT, host: config.DASHBOARD_HOST },
@@ -72,10 +96,13 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
   prune.unref();
   return {
     port,
+    askPort: ask.port,
     url: publicUrl(),
     close: async () => {
       clearInterval(prune);
+      checker.stop();
       previewQueue.close();
+      await ask.close();
       await app.close();
     },
   };

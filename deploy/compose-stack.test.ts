@@ -23,6 +23,7 @@ interface Service {
   restart?: string;
   profiles?: string[];
   environment?: Record<string, string>;
+  ports?: string[];
   healthcheck?: { test?: string[] | string; disable?: boolean };
 }
 interface Compose {
@@ -114,6 +115,10 @@ describe('docker-compose.yml', () => {
     expect(caddyVariables.length).toBeGreaterThan(0);
     for (const name of caddyVariables) expect(Object.keys(services.caddy!.environment ?? {})).toContain(name);
     expect(services.caddy!.profiles).toEqual(['tls']);
+    // On-demand TLS asks the dashboard's internal ask listener, which is not published.
+    const askPort = services.dashboard!.environment?.TLS_ASK_PORT;
+    expect(read('deploy/Caddyfile')).toContain(`ask http://dashboard:${askPort}/ask`);
+    expect(services.dashboard!.ports ?? []).not.toContainEqual(expect.stringContaining(`:${askPort}`));
   });
 });
 

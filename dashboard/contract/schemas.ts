@@ -46,6 +46,20 @@ const keyView = z.object({
   lastUsedAt: z.string().nullable(),
   status: z.enum(['active', 'revoked']),
 });
+const domainView = z.object({
+  id: z.string(),
+  host: z.string(),
+  status: z.enum(['PENDING', 'ACTIVE', 'FAILED']),
+  isPrimary: z.boolean(),
+  /** The TXT record that verifies it (while it is not ACTIVE, or for its records). */
+  record: z.object({ name: z.string(), value: z.string() }).nullable(),
+  createdAt: z.string(),
+  lastCheckedAt: z.string().nullable(),
+  nextCheckAt: z.string().nullable(),
+  verifiedAt: z.string().nullable(),
+  lastCheckError: z.string().nullable(),
+  pointsAtDefault: z.boolean().nullable(),
+});
 const usageLine = z.object({ used: z.number(), limit: z.number(), overage: z.number(), overageEur: z.number() });
 const orgView = z.object({ id: z.string(), name: z.string(), plan: z.string(), timezone: z.string(), require2fa: z.boolean() });
 
@@ -126,9 +140,10 @@ export const SCHEMAS = {
   },
   org: { response: orgView },
   updateOrg: { body: z.object({ name: z.string().max(200), timezone: z.string().max(100), require2fa: z.boolean() }), response: orgView },
-  domains: {
-    response: z.object({ domains: z.array(z.object({ host: z.string(), isPrimary: z.boolean(), status: z.string() })) }),
-  },
+  domains: { response: z.object({ domains: z.array(domainView), defaultHost: z.string() }) },
+  addDomain: { body: z.object({ host: z.string().max(300) }), response: domainView },
+  checkDomain: { response: domainView },
+  removeDomain: { response: ok },
 } satisfies Record<RouteName, RouteSchema>;
 
 export type Schemas = typeof SCHEMAS;

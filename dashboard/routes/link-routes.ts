@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import { listApps } from '../../shared/apps/mobile-app-repository.ts';
-import { listDomains } from '../../shared/domains/domain-repository.ts';
 import { AppError, AppErrorList } from '../../shared/errors/app-error.ts';
 import { linkNotFound } from '../../shared/errors/domain-errors.ts';
 import { findAppsForOrg } from '../../shared/apps/find-apps-for-org.ts';
@@ -77,9 +76,5 @@ export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): v
       storeUrl: a.storeUrl,
       active: a.active,
     })),
-  }));
-
-  route(app, 'domains', 'read', async ({ request }) => ({
-    domains: (await listDomains(deps.sql, orgIdOf(request))).filter((d) => d.active).map((d) => ({ host: d.host, isPrimary: d.isPrimary, status: 'ACTIVE' })),
   }));
 }

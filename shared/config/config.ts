@@ -151,10 +151,32 @@ export const ingestSchema = commonSchema.extend({
   INGEST_HEALTH_HOST: z.string().default('0.0.0.0'),
 });
 
+/** `ip`, `ip:port`, `[ipv6]:port` or a bare IPv6 address. */
+const DNS_SERVER = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-f:.]+\](:\d{1,5})?|[0-9a-f]*:[0-9a-f:.]*)$/i;
+
 export const dashboardSchema = commonSchema.extend({
   DASHBOARD_HOST: z.string().default('0.0.0.0'),
   /** `invite` (default): accounts come from invitations only; `open`: anyone may sign up with a new FREE organisation. */
   DASHBOARD_SIGNUP: z.enum(['invite', 'open']).default('invite'),
+  /** The resolvers of custom-domain verification, comma-separated `ip[:port]`; default the system's. */
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const list = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      const bad = list.filter((s) => !DNS_SERVER.test(s));
+      if (bad.length > 0) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of ip[:port] (not ${bad.join(', ')})` });
+        return z.NEVER;
+      }
+      return list;
+    }),
+  /** The on-demand-TLS `ask` listener (GET /ask?domain=…: 200 only for an ACTIVE custom domain); internal; 0 picks a free port. */
+  TLS_ASK_PORT: port.default(3002),
+  TLS_ASK_HOST: z.string().default('127.0.0.1'),
 });
 
 export const startSchema = apiSchema

@@ -1,7 +1,8 @@
 // Invariant: the issue's walk-through in a real Chromium against a booted `npm start`: an owner
 // invite from the admin CLI → a password and 2FA → an API key, shown once with a copy button,
-// that works on the API and stops within a second of its revocation → a mobile app → a link with
-// a deep link, listed by the API as INTERNAL → archived, and the redirector answers 410 within a
+// that works on the API and stops within a second of its revocation → a mobile app → a custom
+// domain verified against a DNS server the test runs → a link on it with a deep link, listed by
+// the API as INTERNAL → archived, and the redirector answers 410 within a
 // second → a viewer invited on the Members page sees links and gets 403 creating one → an
 // invitation past the seats is refused with QE001 SEATS. Each page passes axe-core.
 import type { Browser, Page } from 'playwright-core';
@@ -9,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../shared/accounts/totp.ts';
 import { type ApiFixture, bootApi } from '../support/api-fixture.ts';
 import { axeViolations, hasChromium, launchBrowser, newPage, screenshot } from '../support/browser.ts';
-import { send } from '../support/http-request.ts';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.ts';
+import { send, until } from '../support/http-request.ts';
 import { apiClient } from '../support/service-process.ts';
 
 const PASSWORD = 'a long enough passphrase';
@@ -19,6 +21,7 @@ let page: Page;
 let orgId: string;
 let apiKey = '';
 let viewerInvite = '';
+let dns: TestDnsServer;
 
 async function expectAccessible(p: Page): Promise<void> {
   await expect.poll(() => p.getByRole('heading', { level: 1 }).count()).toBe(1);
@@ -32,7 +35,8 @@ async function nav(p: Page, name: string): Promise<void> {
 
 describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
   beforeAll(async () => {
-    [fx, browser] = await Promise.all([bootApi(), launchBrowser()]);
+    dns = await startDnsServer();
+    [fx, browser] = await Promise.all([bootApi({ DNS_SERVERS: dns.address }), launchBrowser()]);
     orgId = (await fx.svc.admin<{ id: string }>('org', 'create', '--name', 'Acme <b>&', '--plan', 'PRO')).id;
     const { context, page: p } = await newPage(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.svc.dashboard });
@@ -41,6 +45,7 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await fx?.close();
+    await dns?.close();
   });
 
   it('1. the owner follows the CLI invite, sets a password and turns on 2FA', async () => {
@@ -102,7 +107,7 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
   });
 
   let appId = '';
-  it('3. registers a mobile app (a bad store URL is explained next to the field)', async () => {
+  it('3a. registers a mobile app (a bad store URL is explained next to the field)', async () => {
     await nav(page, 'Mobile apps');
     await page.getByLabel('App name').fill('Acme iOS');
     await page.getByLabel('Store URL', { exact: true }).fill('http://apps.apple.com/app/id1');
@@ -117,11 +122,27 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
     await expectAccessible(page);
   });
 
+  it('3. adds a custom domain and sees it verified against the test’s DNS server', async () => {
+    await nav(page, 'Domains');
+    await page.getByLabel('Domain', { exact: true }).fill('go.acme.test');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const card = page.getByRole('region', { name: 'go.acme.test' });
+    await expect.poll(() => card.textContent()).toContain('Pending verification');
+    await expectAccessible(page);
+    const name = await card.getByLabel('TXT record name for go.acme.test').inputValue();
+    const value = await card.getByLabel('TXT record value for go.acme.test').inputValue();
+    expect(name).toBe('_shortlink-challenge.go.acme.test');
+    dns.setTxt(name, [value]);
+    await card.getByRole('button', { name: 'Check go.acme.test now' }).click();
+    await expect.poll(() => card.textContent()).toContain('Status: Active');
+  });
+
   it('4–5. creates a link with a deep link (INTERNAL on the API), archives it: 410 within a second', async () => {
     await nav(page, 'Links');
     await page.getByRole('link', { name: 'New link' }).click();
     await page.getByLabel('Destination URL').fill('https://acme.test/launch');
     await page.getByLabel('Short code (optional)').fill('acme-launch');
+    await page.getByLabel('Domain', { exact: true }).selectOption('go.acme.test');
     await page.getByRole('button', { name: 'Add a deep link' }).click();
     await page.getByLabel('App', { exact: true }).selectOption(appId);
     await page.getByLabel('Deep link URL').fill('acme://launch');
@@ -129,10 +150,14 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Link acme-launch' }).waitFor();
     const listed = await apiClient(fx.svc.api, apiKey).list<{ data: Record<string, unknown>[] }>({ query: 'shortCode=acme-launch' });
     expect(listed.body.response!.data[0]).toMatchObject({
+      smartLink: 'https://go.acme.test/acme-launch',
       createdVia: 'INTERNAL',
       createdBy: 'owner@acme.test',
       deepLinks: [expect.objectContaining({ mobileAppId: appId })],
     });
+    // The verified domain serves it on the redirector (the domain's invalidation reached it).
+    const redirectPort = Number(new URL(fx.svc.redirect).port);
+    await until(async () => (await send(redirectPort, '/acme-launch', { host: 'go.acme.test' })).status === 302, 2_000);
 
     await page.getByRole('checkbox', { name: /^Active/ }).uncheck();
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -141,7 +166,7 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
     const port = Number(new URL(fx.svc.redirect).port);
     let status = 0;
     while (Date.now() - savedAt < 1_000) {
-      status = (await send(port, '/acme-launch', { host: 'sho.rt' })).status;
+      status = (await send(port, '/acme-launch', { host: 'go.acme.test' })).status;
       if (status === 410) break;
     }
     expect(status).toBe(410);

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildDashboard } from '../../dashboard/build-dashboard.ts';
+import { type DomainChecker, startDomainChecker } from '../../dashboard/domain-checks.ts';
 import { SPA_DIST } from '../../dashboard/spa-assets.ts';
 import { createInvite } from '../../shared/accounts/invites.ts';
 import type { Role } from '../../shared/accounts/roles.ts';
@@ -24,6 +25,8 @@ export interface DashboardApp {
   client(): DashboardClient;
   org(plan?: Plan): Promise<string>;
   invite(orgId: string, email: string | null, role: Role): Promise<string>;
+  /** The custom-domain checker (its timer is off: tests call tick()). */
+  checker: DomainChecker;
   close(): Promise<void>;
 }
 
@@ -43,9 +46,17 @@ export interface DashboardClient {
   signIn(email: string, password: string): Promise<Answer>;
 }
 
-export async function startDashboardApp(opts: { publicUrl?: string } = {}): Promise<DashboardApp> {
+export async function startDashboardApp(opts: { publicUrl?: string; dnsServers?: string[] } = {}): Promise<DashboardApp> {
   const db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
   const bodies: string[] = [];
+  const checker = startDomainChecker({
+    sql: db.sql,
+    dnsServers: opts.dnsServers ?? ['127.0.0.1:1'],
+    defaultHost: 'sho.rt',
+    now: Date.now,
+    onError: () => undefined,
+    tickMs: 3_600_000,
+  });
   const deps = {
     sql: db.sql,
     rateLimiter: new MemoryRateLimiter(),
@@ -55,6 +66,7 @@ export async function startDashboardApp(opts: { publicUrl?: string } = {}): Prom
     assetsDir: SPA_DIST,
     now: Date.now,
     links: linkServiceDeps(db.sql, { REDIRECT_PORT: 8080, SHORT_LINK_BASE_URL: 'https://sho.rt' }),
+    domains: checker,
   };
   const app = await buildDashboard(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -115,7 +127,9 @@ export async function startDashboardApp(opts: { publicUrl?: string } = {}): Prom
     client,
     org: async (plan = 'BUSINESS') => (await createOrganization(db.sql, { name: `org ${plan}`, plan })).id,
     invite: async (orgId, email, role) => (await createInvite(db.sql, { orgId, email, role, invitedBy: 'test' })).token,
+    checker,
     close: async () => {
+      checker.stop();
       await app.close();
       await db.drop();
     },

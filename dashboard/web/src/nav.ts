@@ -12,7 +12,8 @@ export const NAV: NavItem[] = [
   // Analytics (organisation and per link) goes here.
   { to: '/keys', label: 'API keys', permission: 'integrations:manage' },
   { to: '/apps', label: 'Mobile apps' },
-  // Custom domains and webhooks go here.
+  { to: '/domains', label: 'Domains' },
+  // Webhooks go here.
   { to: '/members', label: 'Members' },
   { to: '/usage', label: 'Usage' },
   { to: '/settings', label: 'Settings' },

@@ -162,7 +162,7 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
   const setDeep = (i: number, patch: Partial<DeepLinkForm>) =>
     setForm((f) => ({ ...f, deepLinks: f.deepLinks.map((d, j) => (j === i ? { ...d, ...patch } : d)) }));
   const activeApps = (apps.data?.apps ?? []).filter((a) => a.active);
-  const hosts = (domains.data?.domains ?? []).map((d) => d.host);
+  const hosts = (domains.data?.domains ?? []).filter((d) => d.status === 'ACTIVE').map((d) => d.host);
   const fields = [
     'url',
     'shortCode',

@@ -4,6 +4,7 @@ import { createRoute, redirect } from '@tanstack/react-router';
 import { appRoute, rootRoute } from '../routes/root.tsx';
 import { accountRoute } from './Account.tsx';
 import { appsRoute } from './Apps.tsx';
+import { domainsRoute } from './Domains.tsx';
 import { keysRoute } from './Keys.tsx';
 import { membersRoute } from './Members.tsx';
 import { settingsRoute } from './Settings.tsx';
@@ -27,5 +28,17 @@ export const routeTree = rootRoute.addChildren([
   secondFactorRoute,
   signUpRoute,
   inviteRoute,
-  appRoute.addChildren([indexRoute, linksRoute, newLinkRoute, editLinkRoute, keysRoute, appsRoute, membersRoute, usageRoute, settingsRoute, accountRoute]),
+  appRoute.addChildren([
+    indexRoute,
+    linksRoute,
+    newLinkRoute,
+    editLinkRoute,
+    keysRoute,
+    appsRoute,
+    domainsRoute,
+    membersRoute,
+    usageRoute,
+    settingsRoute,
+    accountRoute,
+  ]),
 ]);
