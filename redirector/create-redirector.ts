@@ -15,6 +15,7 @@ import type { UsageStore } from '../shared/quotas/usage-store.ts';
 import { QrRenderer } from './qr-renderer.ts';
 import type { Registry } from 'prom-client';
 import { exposeRedirectorMetrics, RedirectorMetrics, type MetricsSnapshot } from './metrics.ts';
+import { postgresEntitySource } from './entity-source.ts';
 import { RedirectResolver } from './redirect-resolver.ts';
 import { RedirectService } from './redirect-service.ts';
 import { serveRedirects } from './redirector-server.ts';
@@ -74,7 +75,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
   };
 
   const resolver = new RedirectResolver({
-    sql: deps.sql,
+    entities: postgresEntitySource(deps.sql),
     cacheTier: deps.cacheTier,
     linkCacheEntries: config.LINK_CACHE_ENTRIES,
     linkCacheMaxBytes: config.LINK_CACHE_MAX_BYTES ?? DEFAULT_LINK_CACHE_MAX_BYTES,

@@ -1,5 +1,5 @@
 // Invariant: the redirector reads links, organisations and apps only through these three tiered
-// caches (LRU → Redis → Postgres, each bounded by entries and bytes) and custom domains only from
+// caches (LRU → Redis → the entity source, Postgres; each bounded by entries and bytes) and custom domains only from
 // the in-memory DomainDirectory (every active domain, so an unknown Host costs no query), and
 // resolve() is the one place that turns a route and a Host into the decision's entities (the
 // link's organisation always comes with a link the host serves, so its suspension is known to the
@@ -9,26 +9,26 @@
 // in parallel) and resolves again: the steps are written once. Every invalidation evicts exactly
 // the key it names (Redis entry first, then the LRU; a domain's host is re-read) within the bus's
 // delivery time. Without Redis (embedded mode) there is no Redis tier; with LINK_CACHE_ENTRIES=0
-// only the link LRU is off. Misses of one event-loop turn share one Postgres query per kind.
-import { normalizeHost } from '../shared/domains/host-name.ts';
-import { findAppsByMobileAppIds, type MobileApp } from '../shared/apps/mobile-app-repository.ts';
+// only the link LRU is off. Misses of one event-loop turn share one source query per kind. An
+// attempt that misses returns the misses it met (a list made only then), which are loaded and the
+// attempt repeated: an answer from the LRU allocates nothing for them.
+import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Invalidation, InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import { BatchLoader } from '../shared/cache/batch-loader.ts';
 import { cachedEntryOf, type CachedKind } from '../shared/cache/cached-entry.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
 import { TieredCache, type CacheTier } from '../shared/cache/tiered-cache.ts';
-import type { Sql } from '../shared/db/database.ts';
 import { DomainDirectory } from '../shared/domains/domain-directory.ts';
-import { findActiveDomainByHost, listActiveDomains, type Domain } from '../shared/domains/domain-repository.ts';
+import type { Domain } from '../shared/domains/domain-repository.ts';
+import { normalizeHost } from '../shared/domains/host-name.ts';
 import { linkSize, reviveLink, type Link } from '../shared/links/link.ts';
-import { findLinksByCodes } from '../shared/links/link-repository.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
-import { findOrganizationsByIds } from '../shared/orgs/org-repository.ts';
 import { hostServes, type DecisionInput, type Route } from './decide-redirect.ts';
 import type { EntityKind } from './entity-kinds.ts';
+import type { EntitySource } from './entity-source.ts';
 
 export interface RedirectResolverOptions {
-  sql: Sql;
+  entities: EntitySource;
   /** The shared Redis tier; null in embedded mode. */
   cacheTier: SharedCacheTier | null;
   linkCacheEntries: number;
@@ -66,7 +66,13 @@ interface Miss {
 }
 /** Entities loaded for one asynchronous resolution, by `${kind} ${id}`. */
 type Loaded = Map<string, Entity | null>;
-const MISSING = Symbol('missing');
+
+/** `misses` with one more; the list is made at the first miss. */
+function noted(misses: Miss[] | null, kind: EntityKind, id: string): Miss[] {
+  const list = misses ?? [];
+  list.push({ kind, id });
+  return list;
+}
 
 export class RedirectResolver {
   /** The kinds read through a TieredCache; custom domains are read from the DomainDirectory. */
@@ -75,8 +81,6 @@ export class RedirectResolver {
   readonly #defaultHost: string;
   readonly #shortLinkBase: string;
   readonly #onError: (err: unknown) => void;
-  /** Misses of the attempt in progress (attempts are synchronous, so one scratch list serves). */
-  #misses: Miss[] = [];
   #unsubscribe: (() => Promise<void>) | null = null;
 
   constructor(o: RedirectResolverOptions) {
@@ -91,11 +95,12 @@ export class RedirectResolver {
       negativeRedisTtlMs: TTL.negativeRedis,
       onError: o.onError,
     };
-    const links = new BatchLoader((codes) => findLinksByCodes(o.sql, codes));
-    const orgs = new BatchLoader((ids) => findOrganizationsByIds(o.sql, ids));
-    const apps = new BatchLoader((ids) => findAppsByMobileAppIds(o.sql, ids));
+    const { entities } = o;
+    const links = new BatchLoader((codes) => entities.links(codes));
+    const orgs = new BatchLoader((ids) => entities.orgs(ids));
+    const apps = new BatchLoader((ids) => entities.apps(ids));
     this.#domains = new DomainDirectory({
-      source: { all: () => listActiveDomains(o.sql), one: (host) => findActiveDomainByHost(o.sql, host) },
+      source: entities.domains,
       refreshIntervalMs: DOMAIN_REFRESH_MS,
       onError: o.onError,
     });
@@ -122,8 +127,8 @@ export class RedirectResolver {
    * one is a fresh LRU hit, else a promise. `quota` is left null for the caller to admit.
    */
   resolve(route: Route, host: string): DecisionInput | Promise<DecisionInput> {
-    const input = this.#attempt(route, host, null);
-    return input === MISSING ? this.#resolveLoading(route, host, this.#misses.splice(0)) : input;
+    const attempt = this.#attempt(route, host, null);
+    return Array.isArray(attempt) ? this.#resolveLoading(route, host, attempt) : attempt;
   }
 
   async #resolveLoading(route: Route, host: string, firstMisses: Miss[]): Promise<DecisionInput> {
@@ -132,9 +137,9 @@ export class RedirectResolver {
     for (;;) {
       const values = await Promise.all(misses.map((m) => (m.kind === 'domain' ? this.#loadDomain(m.id) : this.#caches[m.kind].get(m.id))));
       for (const [i, m] of misses.entries()) loaded.set(`${m.kind} ${m.id}`, values[i] ?? null);
-      const input = this.#attempt(route, host, loaded);
-      if (input !== MISSING) return input;
-      misses = this.#misses.splice(0);
+      const attempt = this.#attempt(route, host, loaded);
+      if (!Array.isArray(attempt)) return attempt;
+      misses = attempt;
     }
   }
 
@@ -153,47 +158,51 @@ export class RedirectResolver {
     return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, shortLinkBase: this.#shortLinkBase };
   }
 
-  /** One pass over the resolution steps; MISSING when an entity is neither loaded nor in the LRU. */
-  #attempt(route: Route, host: string, loaded: Loaded | null): DecisionInput | typeof MISSING {
-    this.#misses.length = 0;
+  /** One pass over the resolution steps: the input, or the entities neither loaded nor in the LRU. */
+  #attempt(route: Route, host: string, loaded: Loaded | null): DecisionInput | Miss[] {
     let hostDomain: Domain | null = null;
     if (host !== this.#defaultHost && host !== '') {
       const d = this.#look<Domain>('domain', host, loaded);
-      if (d === undefined) return MISSING;
+      if (d === undefined) return noted(null, 'domain', host);
       hostDomain = d;
     }
     const link = this.#look<Link>('link', route.shortCode, loaded);
-    if (link === undefined) return MISSING;
+    if (link === undefined) return noted(null, 'link', route.shortCode);
     const input = this.#input(route, link, hostDomain);
     if (link === null || !hostServes(hostDomain, link)) return input;
     // The organisation (its suspension decides every answer, archived and QR included), the link's
     // domain and the apps depend only on the link: look them all up before giving up.
+    let misses: Miss[] | null = null;
     const org = this.#look<Organization>('org', link.orgId, loaded);
     if (link.isActive && route.kind === 'qr' && link.domainHost !== null) {
       const d = this.#look<Domain>('domain', link.domainHost, loaded);
-      if (d !== undefined) input.linkDomain = d;
+      if (d === undefined) misses = noted(misses, 'domain', link.domainHost);
+      else input.linkDomain = d;
     }
     let apps = EMPTY_APPS;
     if (link.isActive && route.kind === 'visit' && link.deepLinks.length > 0) {
       const found = new Map<string, MobileApp | null>();
       for (const entry of link.deepLinks) {
         const app = this.#look<MobileApp>('app', entry.mobileAppId, loaded);
-        if (app !== undefined) found.set(entry.mobileAppId, app);
+        if (app === undefined) misses = noted(misses, 'app', entry.mobileAppId);
+        else found.set(entry.mobileAppId, app);
       }
       apps = found;
     }
-    if (org === undefined || this.#misses.length > 0) return MISSING;
+    if (org === undefined) return noted(misses, 'org', link.orgId);
+    if (misses !== null) return misses;
     input.org = org;
     input.apps = apps;
     return input;
   }
 
-  /** The entity if known now (null: known absent), else undefined, noting the miss. */
+  /** The entity if known now (null: known absent), else undefined (a miss). */
   #look<T extends Entity>(kind: EntityKind, id: string, loaded: Loaded | null): T | null | undefined {
-    const key = loaded === null ? '' : `${kind} ${id}`;
-    const v = loaded?.has(key) ? loaded.get(key) : kind === 'domain' ? this.#domains.peek(id) : this.#caches[kind].peek(id);
-    if (v === undefined) this.#misses.push({ kind, id });
-    return v as T | null | undefined;
+    if (loaded !== null) {
+      const key = `${kind} ${id}`;
+      if (loaded.has(key)) return loaded.get(key) as T | null;
+    }
+    return (kind === 'domain' ? this.#domains.peek(id) : this.#caches[kind].peek(id)) as T | null | undefined;
   }
 
   /**

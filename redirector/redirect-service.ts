@@ -1,10 +1,11 @@
-// Invariant: the redirect use case, without a transport. An answer is decided and accounted in one
-// synchronous block: the quota admission, the pure decision, and (for a served click or preview)
-// exactly one RawHit handed to the sink and, for a click, one click recorded, so an admission is
-// never promised to two requests and every counted click is one the caller is about to write.
-// HEAD requests and error answers hand off and count nothing. answerNow() answers a fully cached,
-// already admitted request without I/O; otherwise it returns the one pending load of the entities
-// and the quota lease (never started twice, never dropped), and answerPrepared() decides. A hit the sink refuses is reported, never thrown.
+// Invariant: the redirect use case, without a transport. answer() admits, decides and records in
+// one synchronous block: the quota admission (once), the pure decision, and (for a served click
+// or preview) exactly one RawHit handed to the sink and, for a click, one click recorded, so an
+// admission is never promised to two requests and every counted click is one the caller is about
+// to write. A fully cached request whose admission is known is answered at once, without I/O;
+// otherwise the one pending load of the entities (and then of a quota lease) is awaited first, and
+// a request whose client hung up meanwhile is neither decided nor recorded. HEAD requests and
+// error answers hand off and count nothing. A hit the sink refuses is reported, never thrown.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { ClickQuota } from '../shared/quotas/click-quota.ts';
 import { decideRedirect, quotaApplies, type Decision, type DecisionInput, type Route } from './decide-redirect.ts';
@@ -29,43 +30,45 @@ export class RedirectService {
   }
 
   /**
-   * The decision now when every entity is cached and the admission known; otherwise the pending
-   * preparation (entities loaded, then a lease when the quota applies), to be answered with
-   * answerPrepared(). The pending load is handed over, never dropped: a load that fails (Postgres
-   * down) rejects that promise, which the caller answers.
+   * The decision for `route`, now when every entity is cached and the admission known; otherwise a
+   * promise of it, decided when the loads are done (null when the client hung up meanwhile:
+   * nothing was admitted or recorded). A load that fails (Postgres down) rejects that promise.
    */
-  answerNow(route: Route, facts: RequestFacts, nowMs: number): Decision | Promise<DecisionInput> {
+  answer(route: Route, facts: RequestFacts, nowMs: number): Decision | Promise<Decision | null> {
     const input = this.#d.resolver.resolve(route, facts.host);
-    if (input instanceof Promise) return this.#settled(input, facts);
-    return this.#decide(input, facts, nowMs, false) ?? this.#settled(Promise.resolve(input), facts);
-  }
-
-  /** The loaded input, after (when the quota applies) a lease. */
-  async #settled(loading: Promise<DecisionInput>, facts: RequestFacts): Promise<DecisionInput> {
-    const input = await loading;
+    if (input instanceof Promise) return this.#answerLoaded(input, facts);
     const org = input.org;
-    if (org !== null && quotaApplies(input, facts) && this.#d.quota.admit(org, Date.now()) === undefined) await this.#d.quota.settle(org);
-    return input;
+    const admits = org !== null && quotaApplies(input, facts);
+    if (admits) {
+      const lease = this.#d.quota.whenAdmissible(org, nowMs);
+      if (lease !== null) return this.#answerLeased(lease, input, facts);
+    }
+    return this.#decide(input, facts, nowMs, admits);
   }
 
   /** The answer to a path that is not a short code: the 404 an unknown code gets. */
   answerMissing(path: string, facts: RequestFacts, nowMs: number): Decision {
-    return this.#decide(this.#d.resolver.absent({ kind: 'visit', shortCode: path }), facts, nowMs, true) as Decision;
+    return this.#decide(this.#d.resolver.absent({ kind: 'visit', shortCode: path }), facts, nowMs, false);
   }
 
-  /** The decision after prepare(); call it in the block that writes the answer. */
-  answerPrepared(input: DecisionInput, facts: RequestFacts, nowMs: number): Decision {
-    return this.#decide(input, facts, nowMs, true) as Decision;
+  async #answerLoaded(loading: Promise<DecisionInput>, facts: RequestFacts): Promise<Decision | null> {
+    const input = await loading;
+    const org = input.org;
+    const admits = org !== null && quotaApplies(input, facts);
+    if (admits) await this.#d.quota.whenAdmissible(org, Date.now());
+    return facts.aborted === true ? null : this.#decide(input, facts, Date.now(), admits);
   }
 
-  #decide(input: DecisionInput, facts: RequestFacts, nowMs: number, settled: boolean): Decision | undefined {
+  async #answerLeased(lease: Promise<void>, input: DecisionInput, facts: RequestFacts): Promise<Decision | null> {
+    await lease;
+    return facts.aborted === true ? null : this.#decide(input, facts, Date.now(), true);
+  }
+
+  /** Admits (when `admits`: input.org is set and the quota applies), decides and records. */
+  #decide(input: DecisionInput, facts: RequestFacts, nowMs: number, admits: boolean): Decision {
     const { quota, metrics } = this.#d;
     const org = input.org;
-    if (org !== null && quotaApplies(input, facts)) {
-      const admission = settled ? quota.admit(org, nowMs, true) : quota.admit(org, nowMs);
-      if (admission === undefined) return undefined;
-      input.quota = admission;
-    }
+    if (admits && org !== null) input.quota = quota.admit(org, nowMs);
     const decision = decideRedirect(input, facts, nowMs);
     if (decision.kind !== 'answer') return decision;
     metrics.request(decision.outcome);

@@ -19,6 +19,8 @@ export interface RequestFacts {
   secFetchMode: string;
   /** Client address: the peer, or the nearest X-Forwarded-For entry that is not a trusted proxy (TRUST_PROXY). */
   readonly ip: string | null;
+  /** The client hung up before its answer (seen only by an answer that waited for a load). */
+  readonly aborted?: boolean;
 }
 
 const EMBED_DESTINATIONS = new Set(['iframe', 'embed', 'object']);

@@ -1,5 +1,5 @@
 // Invariant: unit tests of the one host normal form (DECISIONS.md § Hosts) and of the custom-domain
-// input rule (a bare host name, no port); black-box isolation is in redirector-server.test.ts.
+// input rule (a bare host name, no port); black-box isolation is in redirector.integration.test.ts.
 import { describe, expect, it } from 'vitest';
 import { isValidHostName, normalizeHost, parseDomainHost } from './host-name.ts';
 

@@ -2,7 +2,9 @@
 // exactly the rule node:net's isIPv4 applies (four decimal parts 0-255, no leading zeros, nothing
 // else), into its 32-bit value; anything else is -1. The redirect path reads every client address
 // this way instead of a regular expression and a split, and the write path keys its address
-// dictionary by the value, so an address costs no string hashing.
+// dictionary by the value, so an address costs no string hashing. The other way, an address's
+// raw bytes (IPv4, or IPv4-mapped IPv6) become text through a cache bounded by entries, so a
+// returning client's address is formatted once.
 
 /** The value (0 … 2^32 - 1) of a dotted-quad IPv4 address, or -1 when `text` is not one. */
 export function ipv4Value(text: string, start = 0, end = text.length): number {
@@ -74,4 +76,42 @@ export class Ipv4Ids {
       this.#ids[slot] = ids[i] as number;
     }
   }
+}
+
+const IPV4_TEXT_CACHE_LIMIT = 10_000;
+/** Bounded by entries and so by bytes: a key is a number and a value at most 15 characters. */
+const ipv4Texts = new Map<number, string>();
+
+function ipv4Text(a: number, b: number, c: number, d: number): string {
+  const key = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+  let text = ipv4Texts.get(key);
+  if (text === undefined) {
+    text = `${a}.${b}.${c}.${d}`;
+    if (ipv4Texts.size >= IPV4_TEXT_CACHE_LIMIT) ipv4Texts.clear();
+    ipv4Texts.set(key, text);
+  }
+  return text;
+}
+
+/** The dotted-quad text of raw address bytes that hold an IPv4 address (4 bytes, or IPv4-mapped 16); null for any other. */
+export function ipv4TextOfBytes(b: Uint8Array): string | null {
+  if (b.length === 4) return ipv4Text(b[0] ?? 0, b[1] ?? 0, b[2] ?? 0, b[3] ?? 0);
+  if (
+    b.length === 16 &&
+    b[10] === 0xff &&
+    b[11] === 0xff &&
+    b[0] === 0 &&
+    b[1] === 0 &&
+    b[2] === 0 &&
+    b[3] === 0 &&
+    b[4] === 0 &&
+    b[5] === 0 &&
+    b[6] === 0 &&
+    b[7] === 0 &&
+    b[8] === 0 &&
+    b[9] === 0
+  ) {
+    return ipv4Text(b[12] ?? 0, b[13] ?? 0, b[14] ?? 0, b[15] ?? 0);
+  }
+  return null;
 }

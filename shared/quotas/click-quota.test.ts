@@ -38,9 +38,9 @@ const stores: { name: string; make: () => ClickCounterStore | null }[] = [
 ];
 
 async function admit(q: ClickQuota, org: Organization): Promise<boolean> {
-  if (q.admit(org, Date.now()) === undefined) await q.settle(org);
+  await q.whenAdmissible(org, Date.now());
   // As the server does: admit and record in one synchronous block.
-  const v = q.admit(org, Date.now(), true);
+  const v = q.admit(org, Date.now());
   if (v.allowed) q.record(org, Date.now());
   return v.allowed;
 }

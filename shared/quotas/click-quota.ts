@@ -78,25 +78,34 @@ export class ClickQuota {
   }
 
   /**
-   * The admission of one more click of `org` now. Undefined when it is not known without I/O
-   * (the local lease is used up): await settle(org), then admit again with `settled`, which never
-   * answers undefined (a state still unknown then counts as exhausted). An allowed admission must
-   * be followed by record() in the same synchronous block, so one lease unit is never promised
-   * to two requests.
+   * Null when admit() answers now without I/O (a paid plan, a lease in hand, or the store said
+   * exhausted a moment ago); otherwise the lease being taken, after which admit() answers.
    */
-  admit(org: Organization, nowMs: number): QuotaView | undefined;
-  admit(org: Organization, nowMs: number, settled: true): QuotaView;
-  admit(org: Organization, nowMs: number, settled = false): QuotaView | undefined {
+  whenAdmissible(org: Organization, nowMs: number): Promise<void> | null {
+    return this.#admissible(org, nowMs) ? null : this.#settle(org);
+  }
+
+  /**
+   * The admission of one more click of `org` now: allowed on a paid plan or against a lease in
+   * hand, else exhausted (an organisation still without a lease after whenAdmissible() counts as
+   * exhausted). An allowed admission must be followed by record() in the same synchronous block,
+   * so one lease unit is never promised to two requests.
+   */
+  admit(org: Organization, nowMs: number): QuotaView {
     if (!isHardCapped(org.plan)) return ALLOWED;
     const s = this.#state(org, nowMs);
-    if (s.storeLease + s.localLease > 0) return ALLOWED;
-    if (settled || nowMs < s.exhaustedUntilMs) return this.#exhausted(s, org);
-    return undefined;
+    return s.storeLease + s.localLease > 0 ? ALLOWED : this.#exhausted(s, org);
+  }
+
+  #admissible(org: Organization, nowMs: number): boolean {
+    if (!isHardCapped(org.plan)) return true;
+    const s = this.#state(org, nowMs);
+    return s.storeLease + s.localLease > 0 || nowMs < s.exhaustedUntilMs;
   }
 
   /** Takes leases until admit() answers without I/O (granted, or the store says exhausted). */
-  async settle(org: Organization): Promise<void> {
-    for (let i = 0; i < MAX_SETTLE_ROUNDS && this.admit(org, Date.now()) === undefined; i++) await this.#prepare(org, Date.now());
+  async #settle(org: Organization): Promise<void> {
+    for (let i = 0; i < MAX_SETTLE_ROUNDS && !this.#admissible(org, Date.now()); i++) await this.#prepare(org, Date.now());
   }
 
   /** Takes a lease from the store (one in flight per organisation and period). */
