@@ -3,12 +3,17 @@
 //   shared/ never imports a process;
 // - the dashboard's browser code (dashboard/web) imports only itself and the route contract;
 // - product code never imports test code;
-// - backends are chosen once: only the composition root (shared/runtime/open-backends.ts) imports
-//   an adapter or a storage driver; everything else receives ports.
+// - backends are chosen once: only the composition root (shared/runtime/open-backends.ts and the
+//   open-postgres/-redis/-analytics it calls) imports an adapter or a storage driver; everything
+//   else receives ports;
+// - shared/runtime (the composition root, start-up and shutdown) is the top of shared/: no other
+//   module of shared/ imports it;
+// - no module imports itself through others (no circle, type-only imports included).
 const PROCESSES = '^(api|redirector|ingest|dashboard)/';
 const ENTRY_POINTS = '^(api|redirector|ingest|dashboard|bin|bench)/';
 const TESTS = '(\\.test\\.ts|\\.contract\\.ts)$|^test/';
 const ADAPTERS = '^shared/.+/(redis-[^/]+|memory-[^/]+|postgres-invalidation-bus|chdb-transport|http-clickhouse-transport|file-spool|embedded-postgres)\\.ts$|^shared/redis/';
+const COMPOSITION_ROOT = '^shared/runtime/open-[a-z-]+\\.ts$';
 const DRIVERS = '^node_modules/(ioredis|chdb|@clickhouse/client|embedded-postgres)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -44,8 +49,22 @@ module.exports = {
       name: 'backends-chosen-once',
       comment: 'Only the composition root imports adapters and drivers; adapters may use their own driver.',
       severity: 'error',
-      from: { path: '^(shared|api|redirector|ingest|dashboard|bin)/', pathNot: `${TESTS}|${ADAPTERS}|^shared/runtime/open-backends\\.ts$` },
+      from: { path: '^(shared|api|redirector|ingest|dashboard|bin)/', pathNot: `${TESTS}|${ADAPTERS}|${COMPOSITION_ROOT}` },
       to: { path: `${ADAPTERS}|${DRIVERS}` },
+    },
+    {
+      name: 'runtime-is-the-top-of-shared',
+      comment: 'shared/runtime wires the capabilities together; a capability that needs a helper from there needs it moved down.',
+      severity: 'error',
+      from: { path: '^shared/', pathNot: '^shared/runtime/' },
+      to: { path: '^shared/runtime/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A module never reaches itself through its imports (type-only imports count: they tie the files as much).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
     },
   ],
   options: {

@@ -2,12 +2,12 @@
 // start; route code never constructs a client or reads configuration itself.
 import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { Sql } from '../shared/db/database.ts';
-import type { KeyLookup } from '../shared/keys/key-authenticator.ts';
+import type { KeyLookup } from '../shared/keys/principal.ts';
 import type { LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Telemetry } from '../shared/runtime/telemetry.ts';
+import type { Telemetry } from '../shared/telemetry/telemetry.ts';
 
 export interface ApiDeps {
   sql: Sql;

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied, rateLimited, type ApiRateLimitScope } from '../shared/errors/domain-errors.ts';
 import type { Scope } from '../shared/keys/api-key.ts';
 import type { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
-import type { Principal } from '../shared/keys/key-repository.ts';
+import type { Principal } from '../shared/keys/principal.ts';
 import type { ApiDeps } from './api-deps.ts';
 
 /** What a route needs: a key scope and the rate-limit bucket it spends. */

@@ -4,7 +4,7 @@
 // request's lines, and a clean shutdown on SIGTERM (servers first, backends last). A failure to
 // start is one human-readable line (startup.ts), not JSON.
 import { apiSchema, loadConfigOrExit } from '../shared/config/config.ts';
-import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { createLogger, logLines } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';

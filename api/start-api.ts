@@ -8,10 +8,10 @@ import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
-import type { Logger } from '../shared/runtime/logger.ts';
+import type { Logger } from '../shared/log/logger.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
-import type { Telemetry } from '../shared/runtime/telemetry.ts';
+import type { Telemetry } from '../shared/telemetry/telemetry.ts';
 import { buildApi } from './build-api.ts';
 
 export async function startApi(

@@ -22,8 +22,8 @@ import { Redis } from 'ioredis';
 import { connect } from '../shared/db/database.ts';
 import { openEmbeddedPostgres } from '../shared/db/embedded-postgres.ts';
 import { migrate } from '../shared/db/migrate.ts';
-import { freePort } from '../shared/runtime/free-port.ts';
-import { progressLine } from '../shared/runtime/progress-line.ts';
+import { freePort } from '../shared/net/free-port.ts';
+import { progressLine } from '../shared/process/progress-line.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LINKS = 100_000;

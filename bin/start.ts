@@ -13,9 +13,10 @@ import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytic
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
 import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
 import { findDemoOrganization } from '../shared/orgs/org-repository.ts';
-import { createLogger } from '../shared/runtime/logger.ts';
+import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
-import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
+import { allSpools } from '../shared/runtime/open-analytics.ts';
+import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';

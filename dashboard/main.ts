@@ -3,7 +3,7 @@
 // outbox relay (dashboard writes reach every redirector through it), JSON logs, and a clean
 // shutdown on SIGTERM. It serves the SPA built by `npm run build` (never builds it itself).
 import { dashboardSchema, loadConfigOrExit } from '../shared/config/config.ts';
-import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { createLogger, logLines } from '../shared/log/logger.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';

@@ -5,7 +5,7 @@
 // command that makes it.
 import { dashboardPublicUrl, shortLinkBase, type DashboardConfig } from '../shared/config/config.ts';
 import { pruneSignInAttempts } from '../shared/accounts/sign-in-throttle.ts';
-import type { Logger } from '../shared/runtime/logger.ts';
+import type { Logger } from '../shared/log/logger.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
 import { SetupError } from '../shared/runtime/startup.ts';

@@ -8,10 +8,11 @@
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
-import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { createLogger, logLines } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
-import { allSpools, openBackends } from '../shared/runtime/open-backends.ts';
+import { allSpools } from '../shared/runtime/open-analytics.ts';
+import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';

@@ -6,7 +6,7 @@
 // written when it is ready, unless the client hung up meanwhile.
 import type uWS from 'uWebSockets.js';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
-import { isDependencyUnreachable } from '../shared/errors/dependency-unreachable.ts';
+import { isDependencyUnreachable } from '../shared/net/dependency-unreachable.ts';
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer } from './decide-redirect.ts';
 import type { Drain } from './drain.ts';

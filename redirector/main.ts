@@ -13,7 +13,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
-import { createLogger, logLines } from '../shared/runtime/logger.ts';
+import { createLogger, logLines } from '../shared/log/logger.ts';
 import { startMetricsServer, type MetricsText } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { aggregateMetrics, createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';

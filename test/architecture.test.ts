@@ -58,6 +58,11 @@ describe('architecture (dependency-cruiser)', () => {
       'shared/links/save.ts': "import { y } from '../../api/routes.ts';\nexport const s = y;\n",
       'shared/runtime/open-backends.ts': "import { bus } from '../bus/redis-invalidation-bus.ts';\nexport const b = bus;\n",
       'bin/start.ts': "import { b } from '../shared/runtime/open-backends.ts';\nexport const c = b;\n",
+      // A capability that reaches up into the composition root's folder.
+      'shared/previews/preview.ts': "import { b } from '../runtime/open-backends.ts';\nexport const p = b;\n",
+      // A circle held only by type imports (as db/database ↔ db/migrate was).
+      'shared/db/database.ts': "import type { M } from './migrate.ts';\nexport type D = { m?: M };\n",
+      'shared/db/migrate.ts': "import type { D } from './database.ts';\nexport type M = { d?: D };\n",
       'test/support/helper.ts': 'export const helper = 1;\n',
       'dashboard/routes.ts': "import { x } from '../api/routes.ts';\nexport const d = x;\n",
       'dashboard/contract/routes.ts': 'export const ROUTES = {};\n',
@@ -73,9 +78,11 @@ describe('architecture (dependency-cruiser)', () => {
     const found = (await violations(probe)).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
     expect(found).toEqual([
       'backends-chosen-once: redirector/server.ts -> shared/bus/redis-invalidation-bus.ts',
+      'no-circular: shared/db/database.ts -> shared/db/migrate.ts',
       'processes-import-only-shared: api/routes.ts -> redirector/server.ts',
       'processes-import-only-shared: dashboard/routes.ts -> api/routes.ts',
       'product-never-imports-tests: ingest/main.ts -> test/support/helper.ts',
+      'runtime-is-the-top-of-shared: shared/previews/preview.ts -> shared/runtime/open-backends.ts',
       'shared-never-imports-processes: shared/links/save.ts -> api/routes.ts',
       'spa-imports-only-its-own-and-the-contract: dashboard/web/src/api.ts -> dashboard/routes.ts',
     ]);

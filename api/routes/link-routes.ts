@@ -2,7 +2,7 @@
 // in shared/links. A bulk request costs one crud token and processes each record on its own.
 import type { FastifyInstance } from 'fastify';
 import { validationFailed } from '../../shared/errors/domain-errors.ts';
-import type { Principal } from '../../shared/keys/key-repository.ts';
+import type { Principal } from '../../shared/keys/principal.ts';
 import { bulkSaveLinks } from '../../shared/links/bulk-save-links.ts';
 import { listLinks, parseListRequest } from '../../shared/links/list-links.ts';
 import { saveLink, type Actor } from '../../shared/links/save-link.ts';

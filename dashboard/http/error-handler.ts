@@ -2,7 +2,7 @@
 // unknown is 500 SML001 with nothing of the cause (logged server-side).
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, AppErrorList, errorEnvelope, internalError } from '../../shared/errors/app-error.ts';
-import { isDependencyUnreachable } from '../../shared/errors/dependency-unreachable.ts';
+import { isDependencyUnreachable } from '../../shared/net/dependency-unreachable.ts';
 import { dependencyUnavailable, malformedBody, validationFailed } from '../../shared/errors/domain-errors.ts';
 
 function known(err: unknown): AppError[] | null {

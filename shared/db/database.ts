@@ -4,11 +4,11 @@
 // it up never ends the process: the query that opened it fails on its own (see
 // survivesDroppedSetupQueries).
 import postgres from 'postgres';
-import { isDependencyUnreachable } from '../errors/dependency-unreachable.ts';
+import { isDependencyUnreachable } from '../net/dependency-unreachable.ts';
 import { migrate } from './migrate.ts';
+import type { Sql } from './sql.ts';
 
-export type Sql = postgres.Sql<Record<string, never>>;
-export type Tx = postgres.TransactionSql<Record<string, never>>;
+export type { Sql, Tx } from './sql.ts';
 
 export interface Database {
   sql: Sql;

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../runtime/free-port.ts';
+import { freePort } from '../net/free-port.ts';
 import { embeddedPostgresHome } from './embedded-postgres-home.ts';
 
 export const EMBEDDED_USER = 'postgres';

@@ -3,7 +3,7 @@
 // unreachable dependency (Postgres, Redis) as 503 SML006 with Retry-After; anything else is
 // unknown (null), answered SML001 and logged by the caller.
 import { AppError, AppErrorList } from './app-error.ts';
-import { isDependencyUnreachable } from './dependency-unreachable.ts';
+import { isDependencyUnreachable } from '../net/dependency-unreachable.ts';
 import { dependencyUnavailable } from './domain-errors.ts';
 
 export function appErrorsOf(err: unknown): AppError[] | null {

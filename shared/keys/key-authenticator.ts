@@ -8,15 +8,10 @@ import { LRUCache } from 'lru-cache';
 import { invalidApiKey } from '../errors/domain-errors.ts';
 import { hashApiKey } from './api-key.ts';
 import { onKeyCreated } from './key-created.ts';
-import type { Principal } from './key-repository.ts';
+import type { KeyLookup, Principal } from './principal.ts';
 
 export const NEGATIVE_KEY_TTL_MS = 5_000;
 export const NEGATIVE_KEY_ENTRIES = 10_000;
-
-/** The key store as the authenticator sees it: one lookup by hash. */
-export interface KeyLookup {
-  findByHash(keyHash: string): Promise<Principal | null>;
-}
 
 export class KeyAuthenticator {
   private readonly unknown: LRUCache<string, true>;

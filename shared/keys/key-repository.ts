@@ -4,9 +4,9 @@
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { duplicateLabel } from '../errors/domain-errors.ts';
-import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from '../orgs/organization.ts';
+import { ORG_COLUMNS, organizationFromRow, type OrganizationRow } from '../orgs/organization.ts';
 import { generateApiKey, hashApiKey, KEY_LABEL_PATTERN, SCOPES, type Scope } from './api-key.ts';
-import type { KeyLookup } from './key-authenticator.ts';
+import type { KeyLookup, Principal } from './principal.ts';
 import { announceKeyCreated } from './key-created.ts';
 
 export interface ApiKeyInfo {
@@ -39,13 +39,6 @@ const keyInfo = (r: KeyRow): ApiKeyInfo => ({
   createdBy: r.created_by,
   lastUsedAt: r.last_used_at,
 });
-
-export interface Principal {
-  keyId: string;
-  label: string;
-  scopes: readonly Scope[];
-  org: Organization;
-}
 
 const UNIQUE_VIOLATION = '23505';
 

@@ -7,7 +7,7 @@ import { InsuredRateLimiter } from './insured-rate-limiter.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import { rateLimiterContract } from './rate-limiter.contract.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
-import { freePort } from '../runtime/free-port.ts';
+import { freePort } from '../net/free-port.ts';
 
 rateLimiterContract(
   'insured (memory primary)',

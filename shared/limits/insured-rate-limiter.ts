@@ -6,7 +6,7 @@
 // After a failure the primary is tried again only once per retry interval (one probe, the
 // others go straight to the insurance), so during an outage only the probing request waits for
 // the command timeout.
-import { Failover } from '../runtime/failover.ts';
+import { Failover } from '../failover/failover.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 
 export interface InsuredRateLimiterOptions {

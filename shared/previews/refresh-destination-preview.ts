@@ -5,7 +5,7 @@
 // the outbox in the transaction that writes the row, so redirectors reload it.
 import { fetchPreview, type PreviewFetchOptions } from './preview-fetcher.ts';
 import type { PreviewStore, PreviewValues } from './preview-store.ts';
-import type { Telemetry } from '../runtime/telemetry.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 export interface PreviewRefreshDeps {
   previews: PreviewStore;

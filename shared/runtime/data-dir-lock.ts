@@ -3,7 +3,7 @@
 // crash, a kill -9) is stale and taken over; a live one stops the second process with a
 // SetupError naming DATA_DIR, before it touches the embedded Postgres or chDB.
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { isProcessAlive } from './process-alive.ts';
+import { isProcessAlive } from '../process/process-alive.ts';
 import { join, resolve } from 'node:path';
 import { SetupError } from './startup.ts';
 

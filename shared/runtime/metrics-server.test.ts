@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { send, until } from '../../test/support/http-request.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../net/free-port.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { SetupError } from './startup.ts';
 

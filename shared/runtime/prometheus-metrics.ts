@@ -9,7 +9,7 @@
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type Aggregator } from 'prom-client';
 import type { AnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
 import type { MetricsText } from './metrics-server.ts';
-import type { Telemetry } from './telemetry.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 /** A registry's metrics as plain JSON (what cluster workers send their primary). */
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;

@@ -5,6 +5,7 @@
 // DATA_DIR lock, the backends and their embedded Postgres) is closed first, newest first, so a
 // failed start leaves nothing running and no stray file behind.
 import { ConfigError } from '../config/config.ts';
+import { redact } from '../net/redact.ts';
 
 export const EXIT_CONFIG = 2;
 export const EXIT_STARTUP = 1;
@@ -16,6 +17,15 @@ export class SetupError extends Error {
     super(message);
     this.name = 'SetupError';
   }
+}
+
+/** How long a production entry waits for each server to answer at start. */
+export const SERVER_CHECK_MS = 3_000;
+
+/** The SetupError of a server (`variable`'s URL, password redacted) that does not answer at start. */
+export function serverUnreachable(variable: string, url: string, cause: unknown): SetupError {
+  const reason = cause instanceof Error ? cause.message || cause.name : String(cause);
+  return new SetupError(`${variable} ${redact(url)} does not answer (${reason}); check ${variable} and that the server runs`);
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -10,7 +10,8 @@ import { HttpClickHouseTransport } from '../../shared/analytics/clickhouse/http-
 import { storeAnalyticsReads } from '../../shared/analytics/reads/store-analytics-reads.ts';
 import { AnalyticsStore } from '../../shared/analytics/store/analytics-store.ts';
 import { hashApiKey, SCOPES } from '../../shared/keys/api-key.ts';
-import { KeyAuthenticator, NEGATIVE_KEY_TTL_MS, type KeyLookup } from '../../shared/keys/key-authenticator.ts';
+import { KeyAuthenticator, NEGATIVE_KEY_TTL_MS } from '../../shared/keys/key-authenticator.ts';
+import type { KeyLookup } from '../../shared/keys/principal.ts';
 import { announceKeyCreated, onKeyCreated } from '../../shared/keys/key-created.ts';
 import { createApiKey, postgresKeyLookup, revokeApiKey } from '../../shared/keys/key-repository.ts';
 import { MemoryRateLimiter } from '../../shared/limits/memory-rate-limiter.ts';

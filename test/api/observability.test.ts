@@ -12,7 +12,7 @@ import { AnalyticsStore } from '../../shared/analytics/store/analytics-store.ts'
 import { createApiKey, postgresKeyLookup } from '../../shared/keys/key-repository.ts';
 import type { RateLimiter } from '../../shared/limits/rate-limiter.ts';
 import { createOrganization } from '../../shared/orgs/org-repository.ts';
-import { createLogger } from '../../shared/runtime/logger.ts';
+import { createLogger } from '../../shared/log/logger.ts';
 import { createProcessMetrics } from '../../shared/runtime/prometheus-metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
 import { linkServiceDeps } from '../../shared/links/save-link.ts';

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../shared/runtime/free-port.ts';
+import { freePort } from '../../shared/net/free-port.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../shared/runtime/free-port.ts';
+import { freePort } from '../../shared/net/free-port.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const started = Date.now();

@@ -5,7 +5,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../shared/runtime/free-port.ts';
+import { freePort } from '../../shared/net/free-port.ts';
 
 const execFileP = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');

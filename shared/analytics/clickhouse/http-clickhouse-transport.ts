@@ -3,6 +3,7 @@
 // the chDB transport receives, so the two adapters pass the same contract suite.
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { Readable } from 'node:stream';
+import { redact } from '../../net/redact.ts';
 import type { ClickHouseTransport, QueryParams } from './clickhouse-transport.ts';
 
 export interface HttpClickHouseOptions {
@@ -11,16 +12,6 @@ export interface HttpClickHouseOptions {
   /** Per-request timeout (ms). Default 30 s. */
   requestTimeoutMs?: number;
   maxOpenConnections?: number;
-}
-
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'clickhouse:(invalid url)';
-  }
 }
 
 export class HttpClickHouseTransport implements ClickHouseTransport {

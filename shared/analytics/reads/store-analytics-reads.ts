@@ -7,7 +7,7 @@ import { parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-p
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { exportContentType, exportFileName } from './event-export.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { isDependencyUnreachable } from '../../errors/dependency-unreachable.ts';
+import { isDependencyUnreachable } from '../../net/dependency-unreachable.ts';
 import { dependencyUnavailable } from '../../errors/domain-errors.ts';
 
 async function reading<T>(read: () => Promise<T>): Promise<T> {

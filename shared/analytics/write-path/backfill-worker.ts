@@ -6,7 +6,7 @@
 // kick() wakes it at once. A drain that lasts (a large spool) shows its progress on a terminal.
 // Each look at the spool notes the click time of the oldest event at its head (none once it is
 // empty), so the backfill lag is known without reading the spool again.
-import { progressLine, type ProgressLine } from '../../runtime/progress-line.ts';
+import { progressLine, type ProgressLine } from '../../process/progress-line.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpoolEntry } from './event-spool.ts';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
 import type { EventBatch } from '../events/event-batch.ts';
 import { CHROME_WINDOWS_UA, eventRecords, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
-import { progressLine } from '../../runtime/progress-line.ts';
+import { progressLine } from '../../process/progress-line.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventRecords, newOrgId } from '../events/analytics-fixtures.ts';
-import { freePort } from '../../runtime/free-port.ts';
+import { freePort } from '../../net/free-port.ts';
 import { FallbackSpool } from './fallback-spool.ts';
 import { FileSpool } from './file-spool.ts';
 import { RedisStreamSpool } from './redis-stream-spool.ts';

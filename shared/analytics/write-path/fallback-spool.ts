@@ -4,7 +4,7 @@
 // for a cooldown, so an outage costs one command timeout per cooldown, not one per batch. Reads
 // (peek/ack/size) are the fallback's: the process that owns the disk spool backfills it; the
 // shared stream has its own backfill worker (ingest).
-import { Failover } from '../../runtime/failover.ts';
+import { Failover } from '../../failover/failover.ts';
 import type { EventSpool, SpoolEntry, SpooledBatch } from './event-spool.ts';
 
 export interface FallbackSpoolOptions {

@@ -3,7 +3,7 @@
 // whose pid is no longer alive is taken over, so a restarted worker adopts (and backfills) what
 // a crashed one spooled. release() removes the lock.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { isProcessAlive } from '../../runtime/process-alive.ts';
+import { isProcessAlive } from '../../process/process-alive.ts';
 import { join } from 'node:path';
 
 export interface ClaimedDirectory {

@@ -1,0 +1,149 @@
+// Invariant: the analytics store is the ClickHouse server at `url` over HTTP, else chDB under
+// DATA_DIR/analytics (which only one process may open, so it is opened on demand, by the process
+// that asks). A server that is down at start stops nothing (redirects go on, events are spooled):
+// its schema is ensured in the background until it answers, unless the entry requires it at
+// start (ingest), then a SetupError names CLICKHOUSE_URL. Batches the store refuses go to the
+// shared Redis stream and, while Redis refuses them too, to this process's own disk spool
+// (DATA_DIR/fallback-spool/slot-N, claimed here and adopted from a crashed process); without Redis
+// to files under DATA_DIR/analytics-spool. The drivers load only here, on the first call.
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
+import type { EventSpool } from '../analytics/write-path/event-spool.ts';
+import { FallbackSpool } from '../analytics/write-path/fallback-spool.ts';
+import { FileSpool } from '../analytics/write-path/file-spool.ts';
+import { RedisStreamSpool } from '../analytics/write-path/redis-stream-spool.ts';
+import { claimSpoolDirectory } from '../analytics/write-path/spool-directory.ts';
+import { assertEmbeddedPackages } from './embedded-packages.ts';
+import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
+
+export interface AnalyticsBackends {
+  store: AnalyticsStore;
+  /**
+   * Where batches the store refused wait: the shared Redis stream, else this process's disk spool
+   * (with Redis); the disk spool alone without Redis. Its reads are the disk spool's, which this
+   * process backfills.
+   */
+  spool: EventSpool;
+  /** The shared Redis stream that the ingest process backfills; null without Redis. */
+  sharedSpool: EventSpool | null;
+}
+
+/** Every spool a process that backfills everything (ingest, or `npm start`) drains: its own and the shared one. */
+export function allSpools(a: AnalyticsBackends): EventSpool[] {
+  return a.sharedSpool ? [a.spool, a.sharedSpool] : [a.spool];
+}
+
+export interface OpenAnalyticsOptions {
+  /** CLICKHOUSE_URL; undefined: chDB under dataDir. */
+  url: string | undefined;
+  dataDir: string;
+  syncSettleMillis: number;
+  redis: Redis | null;
+  prefix: string;
+  /** The store must answer at start (ingest, whose whole job it is). */
+  requiredAtStart: boolean;
+  log: (m: string) => void;
+}
+
+export interface OpenedAnalytics {
+  backends: AnalyticsBackends;
+  /** Stops the background schema retries, closes the spool and the store, and releases the claimed spool slot. */
+  close(): Promise<void>;
+}
+
+const SCHEMA_RETRY_MS = 2_000;
+
+/** Resolves `work` or rejects with `timeout` after `ms`. */
+function within<T>(work: Promise<T>, ms: number, timeout: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(timeout)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+export async function openAnalytics(o: OpenAnalyticsOptions): Promise<OpenedAnalytics> {
+  let schemaRetry: NodeJS.Timeout | null = null;
+  const store = o.url ? await openHttpStore(o, (t) => (schemaRetry = t)) : await openChdbStore(o);
+  let releaseSpool: (() => void) | null = null;
+  let spools: Pick<AnalyticsBackends, 'spool' | 'sharedSpool'>;
+  try {
+    if (!o.redis) spools = { spool: await FileSpool.open(join(o.dataDir, 'analytics-spool')), sharedSpool: null };
+    else {
+      // Each process on a host claims its own disk spool (a crashed one's is adopted on restart).
+      const claimed = claimSpoolDirectory(join(o.dataDir, 'fallback-spool'));
+      releaseSpool = claimed.release;
+      const shared = new RedisStreamSpool({ prefix: o.prefix, redis: o.redis });
+      const spool = new FallbackSpool({
+        primary: shared,
+        fallback: await FileSpool.open(claimed.dir),
+        onSwitch: (toDisk, cause) =>
+          o.log(
+            toDisk
+              ? `Redis refused a spooled batch (${cause instanceof Error ? cause.message : String(cause)}); spooling to ${claimed.dir}`
+              : 'spooling to Redis again',
+          ),
+      });
+      spools = { spool, sharedSpool: shared };
+    }
+  } catch (err) {
+    if (schemaRetry) clearTimeout(schemaRetry);
+    await store.close();
+    throw err;
+  }
+  const backends: AnalyticsBackends = { store, ...spools };
+  return {
+    backends,
+    close: async () => {
+      if (schemaRetry) clearTimeout(schemaRetry);
+      await backends.spool.close();
+      await backends.store.close();
+      releaseSpool?.();
+    },
+  };
+}
+
+function reportTuning(log: (m: string) => void, r: { tuned: boolean; error?: unknown }): void {
+  if (!r.tuned)
+    log(`the events table keeps the server's default merge settings (${r.error instanceof Error ? r.error.message.split('\n')[0] : String(r.error)})`);
+}
+
+async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Timeout | null) => void): Promise<AnalyticsStore> {
+  const url = o.url ?? '';
+  const { HttpClickHouseTransport } = await import('../analytics/clickhouse/http-clickhouse-transport.ts');
+  const http = new AnalyticsStore(new HttpClickHouseTransport({ url }), { syncSettleMillis: o.syncSettleMillis });
+  const ensure = (): void => {
+    http.ensureSchema().then(
+      (r) => {
+        onRetry(null);
+        reportTuning(o.log, r);
+      },
+      (err: unknown) => {
+        o.log(`ClickHouse schema not ensured yet (${err instanceof Error ? err.message : String(err)}); retrying in ${SCHEMA_RETRY_MS / 1000} s`);
+        const timer = setTimeout(ensure, SCHEMA_RETRY_MS);
+        timer.unref();
+        onRetry(timer);
+      },
+    );
+  };
+  try {
+    reportTuning(
+      o.log,
+      await (o.requiredAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema()),
+    );
+  } catch (err) {
+    if (o.requiredAtStart) {
+      await http.close();
+      throw serverUnreachable('CLICKHOUSE_URL', url, err);
+    }
+    ensure();
+  }
+  return http;
+}
+
+async function openChdbStore(o: OpenAnalyticsOptions): Promise<AnalyticsStore> {
+  assertEmbeddedPackages(['chdb']);
+  const { ChdbTransport } = await import('../analytics/clickhouse/chdb-transport.ts');
+  const store = new AnalyticsStore(new ChdbTransport(join(o.dataDir, 'analytics')), { syncSettleMillis: o.syncSettleMillis });
+  reportTuning(o.log, await store.ensureSchema());
+  return store;
+}
