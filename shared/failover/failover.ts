@@ -1,9 +1,10 @@
 // Invariant: the one primary/fallback switch behind every "degrade while a dependency is down"
-// adapter (the insured rate limiter, the fallback spool). A call goes to the primary; when the
-// primary fails, that call and every call until the retry interval has passed go to the
-// fallback, and then a single call probes the primary again (the others keep using the fallback
-// while it runs), so an outage costs one primary timeout per interval, not one per call.
-// onSwitch is told once when the fallback takes over and once when the primary is back.
+// path (the insured rate limiter, the fallback spool, the analytics batch saver). A call goes to
+// the primary; when the primary fails, that call and every call until the retry interval has
+// passed since that failure go to the fallback, and then a single call probes the primary again
+// (the others keep using the fallback while it runs), so an outage costs one primary failure
+// (a timeout, at worst) per interval, not one per call. onSwitch is told once when the fallback
+// takes over and once when the primary is back.
 
 export interface FailoverOptions {
   /** After a primary failure, how long calls go straight to the fallback (ms). */
@@ -34,6 +35,7 @@ export class Failover {
     try {
       result = await primary();
     } catch (err) {
+      this.#nextProbeAt = (this.#o.clock ?? Date.now)() + this.#o.retryPrimaryAfterMs;
       if (!this.#usingFallback) {
         this.#usingFallback = true;
         this.#o.onSwitch?.(true, err);

@@ -1,20 +1,21 @@
-// Invariant: a hard-capped (FREE) organisation's click is admitted only against a lease taken
-// from the shared counter store, which never grants past the monthly limit, so every worker of
-// every host together serves at most `clicksPerMonth` clicks per period while the store keeps its
-// counter. Admission is synchronous while the local lease lasts; a worker awaits the store only
-// when its lease is used up (leases shrink near the limit, so the last clicks of a month cost a
-// round trip each). Paid organisations are never blocked: their clicks are only counted. Served
-// clicks reach usage_counters in one batched statement per flush interval.
+// Invariant: the click quota of an organisation's billing period is a usage tally (every plan:
+// every served click reaches usage_counters, one batched statement per flush interval) and a
+// lease admission (hard-capped plans, FREE: a click is admitted only against a lease from the
+// shared counter store, which never grants past the monthly limit, so every worker of every host
+// together serves at most `clicksPerMonth` clicks per period while the store keeps its counter;
+// paid plans are never blocked, their clicks only added to the counter). Admission is synchronous
+// while the local lease lasts; whenAdmissible() names the lease to wait for when it is used up.
 // Overshoot bound: 0 while the store keeps its counter. If the Redis counter is lost mid-month it
 // is re-seeded from usage_counters, which lags by at most one flush interval of served clicks;
 // leases held at that moment (<= 256 per worker) are forgotten: overshoot <= workers x 256 +
-// one flush interval of traffic. While the store is unreachable each worker admits at most
-// 1/workersHint of what Postgres says is left, per lease attempt.
+// one flush interval of traffic.
 import type { Organization } from '../orgs/organization.ts';
 import { isHardCapped } from '../orgs/plans.ts';
 import { billingPeriod, type BillingPeriod } from './billing-period.ts';
 import type { ClickCounterStore } from './click-counter-store.ts';
+import { LeaseAdmission, type DurableCount, type LeaseEntry, type LeaseStore } from './lease-admission.ts';
 import type { QuotaView } from './quota-view.ts';
+import { UsageTally, type TallyEntry } from './usage-tally.ts';
 import type { UsageStore } from './usage-store.ts';
 
 export interface ClickQuotaOptions {
@@ -27,40 +28,38 @@ export interface ClickQuotaOptions {
   onError?: (err: unknown) => void;
 }
 
-interface PeriodState {
+/** The shared counter of one organisation's billing period. */
+interface OrgPeriod {
   orgId: string;
   periodStart: string;
+}
+
+/** One organisation's period: its tally and its lease counter. */
+interface PeriodState {
+  orgId: string;
   periodEnd: number;
-  hardCapped: boolean;
-  /** Served clicks not yet added to usage_counters. */
-  pendingDurable: number;
-  /** Delta not yet added to the counter store (paid clicks; negative: unused lease returned). */
-  pendingStore: number;
-  /** Clicks this worker may still admit that the store has already counted. */
-  storeLease: number;
-  /** Clicks admitted on a local estimate while the store was unreachable (never returned). */
-  localLease: number;
-  /** Last counter value seen from the store. */
-  total: number;
-  /** Last durable count seen from Postgres; null until read. */
-  durable: number | null;
-  lastWant: number;
-  exhaustedUntilMs: number;
-  leasing: Promise<void> | null;
-  /** Requests waiting for a lease right now. */
-  waiting: number;
-  activeSinceFlush: boolean;
   lastUseMs: number;
+  tally: TallyEntry;
+  lease: LeaseEntry<OrgPeriod>;
+  /** The tally as the lease sees it (made once per state, not per request). */
+  durable: DurableCount;
 }
 
 const ALLOWED: QuotaView = Object.freeze({ allowed: true as const });
-const MAX_LEASE = 256;
-const EXHAUSTED_RECHECK_MS = 1_000;
 const IDLE_DROP_MS = 300_000;
-const MAX_SETTLE_ROUNDS = 100;
+
+/** The ClickCounterStore as a LeaseStore keyed by organisation and period. */
+function orgPeriodCounters(store: ClickCounterStore): LeaseStore<OrgPeriod> {
+  return {
+    lease: (k, floor, want, limit) => store.lease(k.orgId, k.periodStart, floor, want, limit),
+    add: (deltas) => store.add(deltas.map(({ key, delta }) => ({ orgId: key.orgId, periodStart: key.periodStart, delta }))),
+  };
+}
 
 export class ClickQuota {
-  readonly #o: Required<Omit<ClickQuotaOptions, 'onFlush' | 'onError'>> & Pick<ClickQuotaOptions, 'onFlush' | 'onError'>;
+  readonly #o: ClickQuotaOptions;
+  readonly #tally: UsageTally;
+  readonly #leases: LeaseAdmission<OrgPeriod>;
   readonly #states = new Map<string, PeriodState>();
   /** The current period's states by organisation id (hot-path index into #states). */
   readonly #current = new Map<string, PeriodState>();
@@ -69,11 +68,13 @@ export class ClickQuota {
   #flushing: Promise<void> | null = null;
 
   constructor(options: ClickQuotaOptions) {
-    this.#o = { workersHint: 1, flushIntervalMs: 1_000, ...options };
+    this.#o = options;
+    this.#tally = new UsageTally(options.usage, options.onError);
+    this.#leases = new LeaseAdmission({ store: orgPeriodCounters(options.store), workersHint: options.workersHint ?? 1, onError: options.onError });
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => void this.flush(), this.#o.flushIntervalMs);
+    this.#timer ??= setInterval(() => void this.flush(), this.#o.flushIntervalMs ?? 1_000);
     this.#timer.unref();
   }
 
@@ -82,7 +83,9 @@ export class ClickQuota {
    * exhausted a moment ago); otherwise the lease being taken, after which admit() answers.
    */
   whenAdmissible(org: Organization, nowMs: number): Promise<void> | null {
-    return this.#admissible(org, nowMs) ? null : this.#settle(org);
+    if (!isHardCapped(org.plan)) return null;
+    const s = this.#state(org, nowMs);
+    return this.#leases.answersNow(s.lease, nowMs) ? null : this.#leases.settle(s.lease, org.limits.clicksPerMonth, s.durable);
   }
 
   /**
@@ -94,49 +97,15 @@ export class ClickQuota {
   admit(org: Organization, nowMs: number): QuotaView {
     if (!isHardCapped(org.plan)) return ALLOWED;
     const s = this.#state(org, nowMs);
-    return s.storeLease + s.localLease > 0 ? ALLOWED : this.#exhausted(s, org);
-  }
-
-  #admissible(org: Organization, nowMs: number): boolean {
-    if (!isHardCapped(org.plan)) return true;
-    const s = this.#state(org, nowMs);
-    return s.storeLease + s.localLease > 0 || nowMs < s.exhaustedUntilMs;
-  }
-
-  /** Takes leases until admit() answers without I/O (granted, or the store says exhausted). */
-  async #settle(org: Organization): Promise<void> {
-    for (let i = 0; i < MAX_SETTLE_ROUNDS && !this.#admissible(org, Date.now()); i++) await this.#prepare(org, Date.now());
-  }
-
-  /** Takes a lease from the store (one in flight per organisation and period). */
-  #prepare(org: Organization, nowMs: number): Promise<void> {
-    if (!isHardCapped(org.plan)) return Promise.resolve();
-    const s = this.#state(org, nowMs);
-    s.waiting++;
-    s.leasing ??= this.#lease(s, org, nowMs).finally(() => {
-      s.leasing = null;
-    });
-    return s.leasing.finally(() => {
-      s.waiting--;
-    });
+    return this.#leases.allows(s.lease) ? ALLOWED : this.#exhausted(s, org);
   }
 
   /** Counts one served click. Call synchronously after an allowed admit(). */
   record(org: Organization, nowMs: number): void {
     const s = this.#state(org, nowMs);
-    s.pendingDurable++;
-    s.activeSinceFlush = true;
+    s.tally.pending++;
     s.lastUseMs = nowMs;
-    if (!isHardCapped(org.plan)) {
-      s.pendingStore++;
-      return;
-    }
-    if (s.storeLease > 0) s.storeLease--;
-    else if (s.localLease > 0) s.localLease--;
-    // Refill before the lease runs out, so steady traffic never waits for the store.
-    if (s.leasing === null && s.storeLease + s.localLease <= s.lastWant / 2 && nowMs >= s.exhaustedUntilMs) {
-      void this.#prepare(org, nowMs).catch((err: unknown) => this.#o.onError?.(err));
-    }
+    this.#leases.use(s.lease, nowMs, org.limits.clicksPerMonth, s.durable);
   }
 
   /** Writes pending counts to Postgres and the store and returns idle leases. Never rejects. */
@@ -151,15 +120,13 @@ export class ClickQuota {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     await this.#flushing;
-    for (const s of this.#states.values()) s.activeSinceFlush = false; // return every lease
+    this.#leases.releaseAll(); // return every lease
     await this.flush();
   }
 
   /** Clicks counted but not yet durable (all organisations). */
   get pendingClicks(): number {
-    let n = 0;
-    for (const s of this.#states.values()) n += s.pendingDurable;
-    return n;
+    return this.#tally.pendingClicks;
   }
 
   #state(org: Organization, nowMs: number): PeriodState {
@@ -171,139 +138,48 @@ export class ClickQuota {
     let s = this.#current.get(org.id);
     if (s === undefined) s = this.#states.get(`${org.id}|${p.periodStart}`);
     if (s === undefined) {
+      const tally = this.#tally.entry(org.id, p.periodStart);
+      const tallied = this.#tally;
       s = {
         orgId: org.id,
-        periodStart: p.periodStart,
         periodEnd: p.periodEnd,
-        hardCapped: isHardCapped(org.plan),
-        pendingDurable: 0,
-        pendingStore: 0,
-        storeLease: 0,
-        localLease: 0,
-        total: 0,
-        durable: null,
-        lastWant: 1,
-        exhaustedUntilMs: 0,
-        leasing: null,
-        waiting: 0,
-        activeSinceFlush: false,
         lastUseMs: nowMs,
+        tally,
+        lease: this.#leases.entry({ orgId: org.id, periodStart: p.periodStart }, isHardCapped(org.plan)),
+        durable: { floor: () => tallied.durable(tally), unflushed: () => tally.pending },
       };
       this.#states.set(`${org.id}|${p.periodStart}`, s);
     }
     if (this.#current.get(org.id) !== s) this.#current.set(org.id, s);
-    if (s.hardCapped !== isHardCapped(org.plan)) {
-      // Plan changed: a lease held for a FREE plan goes back to the store at the next flush.
-      s.hardCapped = isHardCapped(org.plan);
-      s.pendingStore -= s.storeLease;
-      s.storeLease = 0;
-      s.localLease = 0;
-      s.exhaustedUntilMs = 0;
-    }
+    // A plan change: a lease held for a FREE plan goes back to the store at the next flush.
+    this.#leases.recap(s.lease, isHardCapped(org.plan));
     return s;
   }
 
   #exhausted(s: PeriodState, org: Organization): QuotaView {
     return {
       allowed: false,
-      currentClicks: Math.min(org.limits.clicksPerMonth, Math.max(s.total, s.durable ?? 0)),
+      currentClicks: Math.min(org.limits.clicksPerMonth, Math.max(s.lease.total, s.tally.durable ?? 0)),
       clicksLimit: org.limits.clicksPerMonth,
       periodEnd: s.periodEnd,
       plan: org.plan,
     };
   }
 
-  async #lease(s: PeriodState, org: Organization, nowMs: number): Promise<void> {
-    const limit = org.limits.clicksPerMonth;
-    if (s.durable === null) {
-      try {
-        s.durable = await this.#o.usage.read(s.orgId, s.periodStart);
-      } catch (err) {
-        this.#o.onError?.(err);
-      }
-    }
-    const floor = s.durable ?? 0;
-    const known = Math.max(s.total, floor);
-    // A block of about 1/8 of what is left (so leases shrink near the limit), at least as many
-    // as requests are waiting here.
-    const want = Math.max(1, Math.min(MAX_LEASE, Math.max(Math.floor((limit - known) / 8), s.waiting)));
-    s.lastWant = want;
-    try {
-      const lease = await this.#o.store.lease(s.orgId, s.periodStart, floor, want, limit);
-      s.total = lease.total;
-      if (s.hardCapped) s.storeLease += lease.granted;
-      else s.pendingStore -= lease.granted; // plan changed meanwhile: give it back
-      if (lease.granted === 0) s.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
-    } catch (err) {
-      // Store unreachable: admit this worker's share of what Postgres says is left.
-      this.#o.onError?.(err);
-      const unflushed = s.pendingDurable;
-      const share = Math.floor((limit - floor - unflushed) / Math.max(1, this.#o.workersHint));
-      const granted = Math.max(0, Math.min(want, share));
-      s.localLease += granted;
-      if (granted === 0) s.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
-    }
-  }
-
   async #flush(): Promise<void> {
     const started = performance.now();
-    const durable: { s: PeriodState; clicks: number }[] = [];
-    const store: { s: PeriodState; delta: number }[] = [];
     const now = Date.now();
+    this.#leases.returnIdle();
+    // Dropped once idle (nothing pending, nothing held) for long, or once their period is over.
     for (const [key, s] of this.#states) {
-      if (s.hardCapped && !s.activeSinceFlush && s.storeLease > 0 && s.leasing === null) {
-        // Idle for a whole interval: hand the unused lease back to the other workers.
-        s.pendingStore -= s.storeLease;
-        s.storeLease = 0;
-      }
-      if (!s.activeSinceFlush) s.localLease = 0;
-      s.activeSinceFlush = false;
-      if (s.pendingDurable > 0) durable.push({ s, clicks: s.pendingDurable });
-      if (s.pendingStore !== 0) store.push({ s, delta: s.pendingStore });
-      if (
-        s.pendingDurable === 0 &&
-        s.pendingStore === 0 &&
-        s.storeLease === 0 &&
-        s.leasing === null &&
-        (now - s.lastUseMs > IDLE_DROP_MS || now >= s.periodEnd * 1000)
-      ) {
-        this.#states.delete(key);
-        if (this.#current.get(s.orgId) === s) this.#current.delete(s.orgId);
-      }
+      if (s.tally.pending !== 0 || !this.#leases.isEmpty(s.lease)) continue;
+      if (now - s.lastUseMs <= IDLE_DROP_MS && now < s.periodEnd * 1000) continue;
+      this.#states.delete(key);
+      if (this.#current.get(s.orgId) === s) this.#current.delete(s.orgId);
+      this.#tally.forget(s.tally);
+      this.#leases.forget(s.lease);
     }
-    if (durable.length === 0 && store.length === 0) return;
-    await Promise.all([this.#flushDurable(durable), this.#flushStore(store)]);
-    this.#o.onFlush?.(performance.now() - started);
-  }
-
-  async #flushDurable(items: { s: PeriodState; clicks: number }[]): Promise<void> {
-    if (items.length === 0) return;
-    for (const { s, clicks } of items) s.pendingDurable -= clicks;
-    try {
-      const totals = await this.#o.usage.add(items.map(({ s, clicks }) => ({ orgId: s.orgId, periodStart: s.periodStart, clicks })));
-      const byKey = new Map(totals.map((t) => [`${t.orgId}|${t.periodStart}`, t.clicks]));
-      for (const { s } of items) {
-        const clicks = byKey.get(`${s.orgId}|${s.periodStart}`);
-        if (clicks !== undefined) s.durable = clicks;
-      }
-    } catch (err) {
-      for (const { s, clicks } of items) s.pendingDurable += clicks; // retried next flush
-      this.#o.onError?.(err);
-    }
-  }
-
-  async #flushStore(items: { s: PeriodState; delta: number }[]): Promise<void> {
-    if (items.length === 0) return;
-    for (const { s, delta } of items) s.pendingStore -= delta;
-    try {
-      const totals = await this.#o.store.add(items.map(({ s, delta }) => ({ orgId: s.orgId, periodStart: s.periodStart, delta })));
-      items.forEach(({ s }, i) => {
-        const t = totals[i];
-        if (t !== undefined) s.total = t;
-      });
-    } catch (err) {
-      for (const { s, delta } of items) s.pendingStore += delta;
-      this.#o.onError?.(err);
-    }
+    const [durable, store] = await Promise.all([this.#tally.flush(), this.#leases.flush()]);
+    if (durable || store) this.#o.onFlush?.(performance.now() - started);
   }
 }
