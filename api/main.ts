@@ -4,7 +4,7 @@
 // request's lines, and a clean shutdown on SIGTERM (servers first, backends last). A failure to
 // start is one human-readable line (startup.ts), not JSON.
 import { apiSchema, loadConfigOrExit } from '../shared/config/config.ts';
-import { createLogger, logLines } from '../shared/log/logger.ts';
+import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
@@ -15,9 +15,8 @@ import { startApi } from './start-api.ts';
 const config = loadConfigOrExit(apiSchema);
 const say = (m: string): void => void process.stderr.write(`[api] ${m}\n`);
 const logger = createLogger('api', config.LOG_LEVEL);
-const log = logLines(logger);
 const metrics = createProcessMetrics();
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:api', log }), say);
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:api', logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry }), say);
@@ -32,5 +31,5 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-log(`listening on ${config.API_HOST}:${api.port}`);
-onShutdown([backends.close, api.close, metricsServer.close], log);
+logger.info(`listening on ${config.API_HOST}:${api.port}`);
+onShutdown([backends.close, api.close, metricsServer.close], logger);

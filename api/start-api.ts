@@ -23,7 +23,7 @@ export async function startApi(
   const previews = {
     previews: backends.previewStore,
     allowPrivate: config.PREVIEW_ALLOW_PRIVATE,
-    onError: (err: unknown, url: string) => o.logger.warn({ url, err: err instanceof Error ? err.message : String(err) }, 'preview fetch failed'),
+    onError: (err: unknown, url: string) => o.logger.warn({ url, err }, 'preview fetch failed'),
     telemetry: o.telemetry,
   };
   let port = config.API_PORT;
@@ -31,7 +31,7 @@ export async function startApi(
     concurrency: config.PREVIEW_FETCH_CONCURRENCY,
     hostFetchesPerMinute: config.PREVIEW_FETCHES_PER_HOST_PER_MIN,
     run: (url) => refreshDestinationPreview(previews, url),
-    log: (m: string) => o.logger.warn(m),
+    logger: o.logger,
   });
   const app = buildApi({
     sql: backends.db.sql,

@@ -10,6 +10,7 @@ import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { createRedirectorServer } from '../redirector/create-redirector.ts';
+import { createLogger } from '../shared/log/logger.ts';
 import { nativeUws } from '../redirector/uws-native.ts';
 
 const mode = process.argv[2];
@@ -47,7 +48,7 @@ if (mode === 'bare') {
     hitSink: sink,
     config,
     metricsRegistry: metrics.registry,
-    log: (m) => process.stderr.write(`[bench redirector] ${m}\n`),
+    logger: createLogger('bench-redirector', 'info'),
   });
   const metricsServer = await startMetricsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, render: metrics.render });
   out(`READY ${server.port} ${metricsServer.port}`);

@@ -24,14 +24,13 @@ import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 
 const config = loadConfigOrExit(startSchema);
-const debug = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
-const log = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
-// JSON logs of the running service (API requests with their reqId); the start-up lines above stay plain text.
+// A start that cannot happen is one plain line (startup.ts); everything else is logged as JSON.
+const say = (m: string): void => void process.stderr.write(`[start] ${m}\n`);
 const logger = createLogger('shortlink', config.LOG_LEVEL);
 const metrics = createProcessMetrics();
 
 // Before anything under DATA_DIR is touched: a second `npm start` on it stops here.
-const lock = await startOrExit(async () => lockDataDir(config.DATA_DIR), log);
+const lock = await startOrExit(async () => lockDataDir(config.DATA_DIR), say);
 onStartupFailure(lock.release);
 // Before the database, the demo key and chDB: a taken port is the only line a failed start prints.
 await startOrExit(async () => {
@@ -43,12 +42,12 @@ await startOrExit(async () => {
     const problem = await listenProblem(s);
     if (problem) throw problem;
   }
-}, log);
+}, say);
 // The dashboard's pages are built when their sources changed since the last build (npm install builds them).
-await startOrExit(() => ensureSpaBuilt(log), log);
-const backends = await startOrExit(() => openBackends(config, { log: debug ? (m) => log(`backends: ${m}`) : undefined }), log);
+await startOrExit(() => ensureSpaBuilt((m) => logger.info(m)), say);
+const backends = await startOrExit(() => openBackends(config, { logger: logger.child({ role: 'backends' }) }), say);
 onStartupFailure(backends.close);
-for (const line of backends.summary) log(line);
+for (const line of backends.summary) logger.info(line);
 // Before any listener opens, so the key is printed by the time the service answers.
 const demo = await ensureDemoOrganization(backends.db.sql);
 if (demo) {
@@ -67,14 +66,14 @@ if (demo) {
 }
 await backends.startOutboxRelay();
 
-const analytics = await startOrExit(() => backends.analytics(), log);
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log: (m) => log(`analytics: ${m}`) });
+const analytics = await startOrExit(() => backends.analytics(), say);
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), logger: logger.child({ role: 'analytics' }) });
 metrics.watchPipeline(pipeline);
 onStartupFailure(pipeline.close);
 
 // Before the API and the redirector: once they answer, everything is up.
-const dashboard = await startOrExit(() => startDashboard(backends, config, { logger: logger.child({ role: 'dashboard' }) }), log);
-const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry }), log);
+const dashboard = await startOrExit(() => startDashboard(backends, config, { logger: logger.child({ role: 'dashboard' }) }), say);
+const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry }), say);
 const redirector = await startOrExit(
   async () =>
     createRedirectorServer({
@@ -86,9 +85,9 @@ const redirector = await startOrExit(
       hitSink: pipeline.sink,
       config,
       metricsRegistry: metrics.registry,
-      log: (m) => log(`redirector: ${m}`),
+      logger: logger.child({ role: 'redirector' }),
     }),
-  log,
+  say,
 );
 
 // Closed in reverse: the servers stop accepting, then the pipeline writes what it holds, then the
@@ -100,13 +99,13 @@ const metricsServer = await startOrExit(
       host: config.METRICS_HOST,
       render: metrics.render,
       onError: (err) => logger.error({ err }, 'metrics'),
-      log: { info: (m) => log(`${m} (the whole process)`), warn: log },
+      log: { info: (m) => logger.info(`${m} (the whole process)`), warn: (m) => logger.warn(m) },
     }),
-  log,
+  say,
 );
-onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, dashboard.close, metricsServer.close], log);
+onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, dashboard.close, metricsServer.close], logger);
 
-log(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
+logger.info(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
 process.stdout.write(`Dashboard: ${dashboard.url}\n`);
 // Until the demo organisation has an owner, every start prints a fresh owner invite (earlier ones are revoked).
 const demoOrg = await findDemoOrganization(backends.db.sql);

@@ -3,7 +3,7 @@
 // outbox relay (dashboard writes reach every redirector through it), JSON logs, and a clean
 // shutdown on SIGTERM. It serves the SPA built by `npm run build` (never builds it itself).
 import { dashboardSchema, loadConfigOrExit } from '../shared/config/config.ts';
-import { createLogger, logLines } from '../shared/log/logger.ts';
+import { createLogger } from '../shared/log/logger.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
@@ -12,10 +12,9 @@ import { startDashboard } from './start-dashboard.ts';
 const config = loadConfigOrExit(dashboardSchema);
 const say = (m: string): void => void process.stderr.write(`[dashboard] ${m}\n`);
 const logger = createLogger('dashboard', config.LOG_LEVEL);
-const log = logLines(logger);
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:dashboard', log }), say);
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:dashboard', logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const dashboard = await startOrExit(() => startDashboard(backends, config, { logger }), say);
-log(`listening on ${config.DASHBOARD_HOST}:${dashboard.port} (${dashboard.url})`);
-onShutdown([backends.close, dashboard.close], log);
+logger.info(`listening on ${config.DASHBOARD_HOST}:${dashboard.port} (${dashboard.url})`);
+onShutdown([backends.close, dashboard.close], logger);

@@ -37,13 +37,13 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
   const previews = {
     previews: backends.previewStore,
     allowPrivate: config.PREVIEW_ALLOW_PRIVATE,
-    onError: (err: unknown, url: string) => o.logger.warn({ url, err: err instanceof Error ? err.message : String(err) }, 'preview fetch failed'),
+    onError: (err: unknown, url: string) => o.logger.warn({ url, err }, 'preview fetch failed'),
   };
   const previewQueue = new PreviewFetchQueue({
     concurrency: PREVIEW_CONCURRENCY,
     hostFetchesPerMinute: PREVIEW_FETCHES_PER_HOST_PER_MIN,
     run: (url) => refreshDestinationPreview(previews, url),
-    log: (m: string) => o.logger.warn(m),
+    logger: o.logger,
   });
   const publicUrl = (): string => config.DASHBOARD_PUBLIC_URL ?? dashboardPublicUrl({ ...config, DASHBOARD_PORT: port });
   // With DASHBOARD_PORT=0 the origin is known only after listening: resolve it lazily.

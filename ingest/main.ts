@@ -8,7 +8,7 @@
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
-import { createLogger, logLines } from '../shared/log/logger.ts';
+import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
 import { allSpools } from '../shared/runtime/open-analytics.ts';
@@ -21,13 +21,12 @@ const REPORT_INTERVAL_MS = 30_000;
 const say = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(ingestSchema);
 const logger = createLogger('ingest', config.LOG_LEVEL);
-const log = logLines(logger);
 const metrics = createProcessMetrics();
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 2, log }), say);
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 2, logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
-const analytics = await startOrExit(() => backends.analytics(), log);
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), log });
+const analytics = await startOrExit(() => backends.analytics(), say);
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), logger });
 metrics.watchPipeline(pipeline);
 
 const report = setInterval(() => {
@@ -64,6 +63,6 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], log);
-log(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
-log('backfill worker running');
+onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], logger);
+logger.info(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
+logger.info('backfill worker running');

@@ -9,6 +9,7 @@ import type { InvalidationBus } from '../shared/bus/invalidation-bus.ts';
 import type { SharedCacheTier } from '../shared/cache/shared-cache-tier.ts';
 import { DEFAULT_LINK_CACHE_MAX_BYTES, shortLinkBase, type RedirectorConfig } from '../shared/config/config.ts';
 import type { Sql } from '../shared/db/database.ts';
+import { createLogger, type Logger } from '../shared/log/logger.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
 import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
@@ -41,7 +42,8 @@ export interface RedirectorDeps {
   metricsRegistry?: Registry;
   /** Click-usage flush period (ms). Default 1000. */
   usageFlushIntervalMs?: number;
-  log?: (message: string) => void;
+  /** The process's logger (failures, at most one line per 5 s); default: JSON on stderr. */
+  logger?: Logger;
 }
 
 export interface RedirectorServer {
@@ -61,7 +63,7 @@ const DEFAULT_QR_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 export async function createRedirectorServer(deps: RedirectorDeps): Promise<RedirectorServer> {
   const { config } = deps;
-  const log = deps.log ?? ((m: string) => process.stderr.write(`[redirector] ${m}\n`));
+  const logger = deps.logger ?? createLogger('redirector', 'info');
   const metrics = new RedirectorMetrics();
   if (deps.metricsRegistry) exposeRedirectorMetrics(deps.metricsRegistry, metrics, { sharedTier: deps.cacheTier !== null });
   let lastErrorLog = 0;
@@ -70,7 +72,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     const now = Date.now();
     if (now - lastErrorLog > ERROR_LOG_INTERVAL_MS) {
       lastErrorLog = now;
-      log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      logger.error({ err }, 'redirector error');
     }
   };
 

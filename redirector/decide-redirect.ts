@@ -43,7 +43,9 @@ export interface DecisionInput {
   shortLinkBase: string;
 }
 
-export type Outcome = 'redirect' | 'cloak' | 'app_page' | 'app_fallback' | 'preview' | 'qr' | 'not_found' | 'archived' | 'suspended' | 'quota_exhausted';
+/** What a decision was, as the redirector counts it (redirector_requests_total's `outcome`). */
+export const OUTCOMES = ['redirect', 'cloak', 'app_page', 'app_fallback', 'preview', 'qr', 'not_found', 'archived', 'suspended', 'quota_exhausted'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
 export interface HitSpec {
   eventType: EventType;

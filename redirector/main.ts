@@ -13,7 +13,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
-import { createLogger, logLines } from '../shared/log/logger.ts';
+import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer, type MetricsText } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { aggregateMetrics, createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
@@ -33,11 +33,10 @@ const entry = 'start:redirector';
 
 const config: RedirectorConfig = loadConfigOrExit(redirectorSchema);
 const logger = createLogger('redirector', config.LOG_LEVEL).child({ role });
-const log = logLines(logger);
 const metrics = createProcessMetrics();
 try {
   const build = uwsBuild();
-  if (cluster.isPrimary) log(build.description);
+  if (cluster.isPrimary) logger.info(build.description);
 } catch (err) {
   if (!(err instanceof UwsFallbackError)) throw err;
   say(err.message);
@@ -49,7 +48,7 @@ else await runWorker(config);
 
 async function runPrimary(c: RedirectorConfig): Promise<void> {
   const workers = c.REDIRECT_WORKERS ?? availableParallelism();
-  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 1, log }), say);
+  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 1, logger }), say);
   const epoch = (await backends.startCacheEpoch()) ?? '0';
   await backends.startOutboxRelay();
 
@@ -66,41 +65,41 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping || retiring.delete(worker.id)) return;
     if (code === EXIT_CONFIG || code === EXIT_UWS_FALLBACK) {
-      log(`worker ${worker.id} cannot start (exit ${code}); stopping`);
+      logger.info(`worker ${worker.id} cannot start (exit ${code}); stopping`);
       stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
       process.exitCode = code;
       void backends.close();
       return;
     }
-    log(`worker ${worker.id} exited (${signal ?? code}); restarting in 1 s`);
+    logger.info(`worker ${worker.id} exited (${signal ?? code}); restarting in 1 s`);
     setTimeout(() => {
       if (!stopping) cluster.fork();
     }, 1_000);
   });
   for (let i = 0; i < workers; i++) cluster.fork();
-  log(`${workers} workers on ${c.REDIRECT_HOST}:${c.REDIRECT_PORT}, cache epoch ${epoch}`);
+  logger.info(`${workers} workers on ${c.REDIRECT_HOST}:${c.REDIRECT_PORT}, cache epoch ${epoch}`);
 
   const alive = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
   // Rolling restart: each worker is replaced by a fresh one that listens (SO_REUSEPORT) before
   // the old one drains, so the port never lacks a listener.
   process.on('SIGHUP', () => {
-    if (rolling || stopping) return log('SIGHUP: a restart or shutdown is already under way');
+    if (rolling || stopping) return logger.info('SIGHUP: a restart or shutdown is already under way');
     rolling = true;
-    log('SIGHUP: restarting workers one by one');
+    logger.info('SIGHUP: restarting workers one by one');
     void (async () => {
       for (const old of alive()) {
         if (stopping) break;
         const fresh = cluster.fork();
         if (!(await workerReady(fresh, WORKER_READY_TIMEOUT_MS))) {
-          log(`worker ${fresh.id} did not become ready; keeping worker ${old.id}`);
+          logger.info(`worker ${fresh.id} did not become ready; keeping worker ${old.id}`);
           break;
         }
         retiring.add(old.id);
         await stopWorker(old, stopDeadlineMs);
       }
       rolling = false;
-      log('rolling restart done');
+      logger.info('rolling restart done');
     })();
   });
 
@@ -108,7 +107,7 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
     stopping = true;
     await Promise.all(alive().map((w) => stopWorker(w, stopDeadlineMs)));
   };
-  onShutdown([backends.close, stopWorkers, metricsServer.close], log);
+  onShutdown([backends.close, stopWorkers, metricsServer.close], logger);
 }
 
 function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
@@ -127,11 +126,11 @@ function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
 
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
-  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, log }), say);
+  const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, logger }), say);
   onStartupFailure(backends.close);
   const analytics = await backends.analytics();
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
-  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log });
+  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], logger });
   metrics.watchPipeline(pipeline);
   answerMetricsCollections(() => metrics.registry.getMetricsAsJSON());
   const server = await startOrExit(
@@ -146,11 +145,11 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
         config: c,
         workersHint: init.workers,
         metricsRegistry: metrics.registry,
-        log,
+        logger,
       }),
     say,
   );
-  onShutdown([backends.close, pipeline.close, server.close], log);
+  onShutdown([backends.close, pipeline.close, server.close], logger);
   announceReady();
-  log(`listening on ${c.REDIRECT_HOST}:${server.port}`);
+  logger.info(`listening on ${c.REDIRECT_HOST}:${server.port}`);
 }

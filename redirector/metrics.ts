@@ -5,29 +5,18 @@
 // tier did not answer was answered by a tier below it, so a tier's misses are the sum of the
 // lower tiers' answers, derived at scrape time (the hot path counts only the answering tier).
 import type { Registry } from 'prom-client';
-import { readCounter, readGauge } from '../shared/runtime/prometheus-metrics.ts';
+import { readMetric } from '../shared/runtime/prometheus-metrics.ts';
 import type { CacheTier } from '../shared/cache/tiered-cache.ts';
-import type { Outcome } from './decide-redirect.ts';
+import { OUTCOMES, type Outcome } from './decide-redirect.ts';
 import { ENTITY_KINDS, type EntityKind } from './entity-kinds.ts';
 
-export type RequestOutcome = Outcome | 'health' | 'bad_method' | 'error' | 'qr_refused';
+/** Answers the transport gives itself (no decision behind them). */
+const TRANSPORT_OUTCOMES = ['qr_refused', 'health', 'bad_method', 'error'] as const;
 
-const OUTCOMES: readonly RequestOutcome[] = [
-  'redirect',
-  'cloak',
-  'app_page',
-  'app_fallback',
-  'preview',
-  'qr',
-  'qr_refused',
-  'not_found',
-  'archived',
-  'suspended',
-  'quota_exhausted',
-  'health',
-  'bad_method',
-  'error',
-];
+export type RequestOutcome = Outcome | (typeof TRANSPORT_OUTCOMES)[number];
+
+/** Every outcome a request is counted under: each decision's, then the transport's own. */
+const REQUEST_OUTCOMES: readonly RequestOutcome[] = [...OUTCOMES, ...TRANSPORT_OUTCOMES];
 const KINDS: readonly EntityKind[] = ENTITY_KINDS;
 const TIERS: readonly CacheTier[] = ['lru', 'redis', 'postgres'];
 
@@ -42,7 +31,7 @@ export interface GaugeSources {
 }
 
 export class RedirectorMetrics {
-  readonly #requests = new Map<RequestOutcome, { n: number }>(OUTCOMES.map((o) => [o, { n: 0 }]));
+  readonly #requests = new Map<RequestOutcome, { n: number }>(REQUEST_OUTCOMES.map((o) => [o, { n: 0 }]));
   readonly #cache: Record<EntityKind, CacheHitCounters> = {
     link: { lru: 0, redis: 0, postgres: 0 },
     org: { lru: 0, redis: 0, postgres: 0 },
@@ -116,53 +105,66 @@ export class RedirectorMetrics {
  * (the worst worker's).
  */
 export function exposeRedirectorMetrics(registry: Registry, m: RedirectorMetrics, o: { sharedTier: boolean }): void {
-  readCounter(registry, 'redirector_requests_total', 'Requests answered, by outcome.', () => m.requestCounts(), { labelNames: ['outcome'] });
-  readCounter(
+  readMetric(registry, 'counter', 'redirector_requests_total', 'Requests answered, by outcome.', () => m.requestCounts(), { labelNames: ['outcome'] });
+  readMetric(
     registry,
+    'counter',
     'redirector_cache_hits_total',
     'Entity lookups answered, by entity kind and by the tier that answered (postgres = loaded from the database).',
     () => KINDS.flatMap((kind) => TIERS.map((tier) => [{ kind, tier }, m.cacheCounters(kind)[tier]] as const)),
     { labelNames: ['kind', 'tier'] },
   );
-  readCounter(
+  readMetric(
     registry,
+    'counter',
     'redirector_cache_misses_total',
     'Entity lookups a cache tier did not answer (passed on to the tier below), by entity kind and tier: lru, and redis where the process has that tier.',
     () => KINDS.flatMap((kind) => m.cacheMisses(kind, o.sharedTier).map(([tier, n]) => [{ kind, tier }, n] as const)),
     { labelNames: ['kind', 'tier'] },
   );
-  readCounter(
+  readMetric(
     registry,
+    'counter',
     'redirector_events_handed_off_total',
     'Click and preview events handed to the analytics sink.',
     () => m.snapshot().redirector_events_handed_off_total ?? 0,
   );
-  readCounter(
+  readMetric(
     registry,
+    'counter',
     'redirector_internal_errors_total',
     'Requests that failed with an internal error (500).',
     () => m.snapshot().redirector_internal_errors_total ?? 0,
   );
-  readGauge(registry, 'redirector_event_queue_depth', 'Analytics events waiting in the write buffer (all workers).', () => m.gauges.eventQueueDepth?.() ?? 0);
-  readGauge(
+  readMetric(
     registry,
+    'gauge',
+    'redirector_event_queue_depth',
+    'Analytics events waiting in the write buffer (all workers).',
+    () => m.gauges.eventQueueDepth?.() ?? 0,
+  );
+  readMetric(
+    registry,
+    'gauge',
     'redirector_event_flush_latency_seconds',
     'Latency of the last analytics batch write (worst worker).',
     () => (m.gauges.eventFlushLatencyMs?.() ?? 0) / 1000,
     { aggregator: 'max' },
   );
-  readGauge(registry, 'redirector_click_counts_pending', 'Served clicks not yet added to usage_counters.', () => m.gauges.pendingClicks?.() ?? 0);
-  readCounter(
+  readMetric(registry, 'gauge', 'redirector_click_counts_pending', 'Served clicks not yet added to usage_counters.', () => m.gauges.pendingClicks?.() ?? 0);
+  readMetric(
     registry,
+    'counter',
     'redirector_usage_flushes_total',
     'Click-usage flushes (Postgres + counter store).',
     () => m.snapshot().redirector_usage_flushes_total ?? 0,
   );
-  readCounter(
+  readMetric(
     registry,
+    'counter',
     'redirector_usage_flush_seconds_total',
     'Time spent in click-usage flushes.',
     () => m.snapshot().redirector_usage_flush_seconds_total ?? 0,
   );
-  readGauge(registry, 'redirector_workers', 'Worker processes whose metrics are included.', () => 1);
+  readMetric(registry, 'gauge', 'redirector_workers', 'Worker processes whose metrics are included.', () => 1);
 }

@@ -7,6 +7,7 @@
 // decided, unless the client hung up. drain() is drain.ts's.
 import type uWS from 'uWebSockets.js';
 import { probeListenError } from '../shared/runtime/listen-failure.ts';
+import { isValidShortCode } from '../shared/links/short-code.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { AnswerWriters } from './answer-writers.ts';
 import type { Decision, Route } from './decide-redirect.ts';
@@ -43,17 +44,6 @@ export interface ListeningServer {
 /** The part of a path that can be a short code at most (longer paths are answered as unknown codes by their first characters). */
 const MISSING_PATH_CHARS = 64;
 
-/** A short code: 1 to 64 of A-Z a-z 0-9 _ - (checked by one pass, no regular expression per request). */
-function isShortCode(code: string): boolean {
-  const n = code.length;
-  if (n === 0 || n > 64) return false;
-  for (let i = 0; i < n; i++) {
-    const c = code.charCodeAt(i);
-    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45)) return false;
-  }
-  return true;
-}
-
 export async function serveRedirects(o: RedirectorServerOptions): Promise<ListeningServer> {
   const uws = nativeUws();
   const { service } = o;
@@ -86,9 +76,10 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       return;
     }
     const code = req.getParameter(0);
-    if (!isShortCode(code)) {
-      // Not a short-code path: the same 404 EN001 an unknown code gets.
-      writers.decision(res, service.answerMissing(req.getUrl().slice(1, MISSING_PATH_CHARS + 1), f, Date.now()), f);
+    if (!isValidShortCode(code)) {
+      // No short code can be stored under it: the same 404 EN001 an unknown code gets, without a lookup.
+      const asked = qrFormat === null ? req.getUrl().slice(1, MISSING_PATH_CHARS + 1) : code.slice(0, MISSING_PATH_CHARS);
+      writers.decision(res, service.answerMissing(asked, f, Date.now()), f);
       return;
     }
     const route: Route = qrFormat === null ? { kind: 'visit', shortCode: code } : { kind: 'qr', shortCode: code, format: qrFormat };

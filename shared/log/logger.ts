@@ -1,7 +1,9 @@
 // Invariant: every process logs through one pino JSON logger made here: one object per line on
 // stderr (stdout stays free for what a command prints), at LOG_LEVEL, with the process role in
-// `name`. Writes are synchronous, so a line logged just before exit is not lost. Start-up
-// failures are not logged here: startup.ts prints them as one human-readable line.
+// `name`. Writes are synchronous, so a line logged just before exit is not lost. Modules receive
+// the logger (or a child naming their role) and log a failure as `{ err }` with a short message,
+// never a message they formatted from the error. Start-up failures are not logged here:
+// startup.ts prints them as one human-readable line.
 import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -11,8 +13,5 @@ export function createLogger(name: string, level: LogLevel, destination: pino.De
   return pino({ name, level, base: { pid: process.pid } }, destination);
 }
 
-/** The `(message) => void` callback older ports take, writing info lines to `logger`. */
-export const logLines =
-  (logger: Logger) =>
-  (message: string): void =>
-    logger.info(message);
+/** A logger that writes nothing (a module given no logger). */
+export const silentLogger: Logger = pino({ level: 'silent' });

@@ -8,6 +8,7 @@ import { HEAD_LIMIT } from './head-scanner.ts';
 import { HostRateLimiter } from './host-rate-limiter.ts';
 import { HOST_BURST, PreviewFetchQueue, QUEUE_BOUNDS, type PreviewFetchQueueOptions } from './preview-fetch-queue.ts';
 import { FETCH_DEFAULTS, PARSE_SLICE } from './preview-fetcher.ts';
+import { lineLogger } from '../../test/support/memory-logger.ts';
 
 /** Jobs that finish when the test says so; records start order and the most running at once. */
 function jobs() {
@@ -34,7 +35,7 @@ function jobs() {
 }
 
 const queueWith = (run: PreviewFetchQueueOptions['run'], extra: Partial<PreviewFetchQueueOptions> = {}, logs: string[] = []) =>
-  new PreviewFetchQueue({ concurrency: 4, hostFetchesPerMinute: 60_000, run, log: (m) => logs.push(m), ...extra });
+  new PreviewFetchQueue({ concurrency: 4, hostFetchesPerMinute: 60_000, run, logger: lineLogger(logs), ...extra });
 
 describe('PreviewFetchQueue', () => {
   it('runs at most `concurrency` refreshes at once and starts the next when one finishes', async () => {

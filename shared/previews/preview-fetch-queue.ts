@@ -6,6 +6,7 @@
 // bounded per organisation and in total: past a bound the URL is skipped with a log line. A URL
 // already queued or running is not queued again.
 import { LRUCache } from 'lru-cache';
+import type { Logger } from '../log/logger.ts';
 import { HostRateLimiter } from './host-rate-limiter.ts';
 
 export interface PreviewFetchQueueOptions {
@@ -15,7 +16,8 @@ export interface PreviewFetchQueueOptions {
   hostFetchesPerMinute: number;
   /** The refresh itself; never expected to throw (a rejection is logged). */
   run(url: string): Promise<unknown>;
-  log(message: string): void;
+  /** Where skipped and failed refreshes are reported. */
+  logger: Logger;
   maxQueuedPerOrg?: number;
   maxQueued?: number;
   now?(): number;
@@ -52,7 +54,7 @@ export class PreviewFetchQueue {
     if (this.closed || this.known.has(url)) return false;
     const urls = this.orgs.get(orgId) ?? [];
     if (urls.length >= this.maxQueuedPerOrg || this.queued >= this.maxQueued) {
-      this.o.log(`preview of ${url} skipped: fetch queue full (${urls.length} queued for organisation ${orgId}, ${this.queued} in all)`);
+      this.o.logger.warn(`preview of ${url} skipped: fetch queue full (${urls.length} queued for organisation ${orgId}, ${this.queued} in all)`);
       return false;
     }
     urls.push(url);
@@ -118,7 +120,7 @@ export class PreviewFetchQueue {
     this.running++;
     this.o
       .run(url)
-      .catch((err: unknown) => this.o.log(`preview of ${url}: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err: unknown) => this.o.logger.warn({ err }, `preview of ${url}`))
       .finally(() => {
         this.running--;
         this.known.delete(url);

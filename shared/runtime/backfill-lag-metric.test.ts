@@ -14,6 +14,7 @@ import type { AnalyticsStore } from '../analytics/store/analytics-store.ts';
 import { createAnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
 import { FileSpool } from '../analytics/write-path/file-spool.ts';
 import { createProcessMetrics } from './prometheus-metrics.ts';
+import { silentLogger } from '../log/logger.ts';
 
 const root = mkdtempSync(join(process.cwd(), '.tmp', 'backfill-lag-'));
 let store: AnalyticsStore;
@@ -42,7 +43,7 @@ describe('shortlink_backfill_lag_seconds', () => {
     const minutesAgo = (m: number): bigint => BigInt(Date.now() - m * 60_000) * 1000n;
     await store.transport.exec(`DETACH TABLE ${EVENTS_TABLE}`);
     let detached = true;
-    const pipeline = createAnalyticsPipeline({ store, spool, backfill: [spool], log: () => {} });
+    const pipeline = createAnalyticsPipeline({ store, spool, backfill: [spool], logger: silentLogger });
     const metrics = createProcessMetrics();
     metrics.watchPipeline(pipeline);
     const gauge = async (name: string): Promise<number> => {

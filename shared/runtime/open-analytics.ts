@@ -14,6 +14,7 @@ import { FallbackSpool } from '../analytics/write-path/fallback-spool.ts';
 import { FileSpool } from '../analytics/write-path/file-spool.ts';
 import { RedisStreamSpool } from '../analytics/write-path/redis-stream-spool.ts';
 import { claimSpoolDirectory } from '../analytics/write-path/spool-directory.ts';
+import type { Logger } from '../log/logger.ts';
 import { assertEmbeddedPackages } from './embedded-packages.ts';
 import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
 
@@ -43,7 +44,7 @@ export interface OpenAnalyticsOptions {
   prefix: string;
   /** The store must answer at start (ingest, whose whole job it is). */
   requiredAtStart: boolean;
-  log: (m: string) => void;
+  logger: Logger;
 }
 
 export interface OpenedAnalytics {
@@ -77,11 +78,7 @@ export async function openAnalytics(o: OpenAnalyticsOptions): Promise<OpenedAnal
         primary: shared,
         fallback: await FileSpool.open(claimed.dir),
         onSwitch: (toDisk, cause) =>
-          o.log(
-            toDisk
-              ? `Redis refused a spooled batch (${cause instanceof Error ? cause.message : String(cause)}); spooling to ${claimed.dir}`
-              : 'spooling to Redis again',
-          ),
+          toDisk ? o.logger.warn({ err: cause }, `Redis refused a spooled batch; spooling to ${claimed.dir}`) : o.logger.info('spooling to Redis again'),
       });
       spools = { spool, sharedSpool: shared };
     }
@@ -102,9 +99,8 @@ export async function openAnalytics(o: OpenAnalyticsOptions): Promise<OpenedAnal
   };
 }
 
-function reportTuning(log: (m: string) => void, r: { tuned: boolean; error?: unknown }): void {
-  if (!r.tuned)
-    log(`the events table keeps the server's default merge settings (${r.error instanceof Error ? r.error.message.split('\n')[0] : String(r.error)})`);
+function reportTuning(logger: Logger, r: { tuned: boolean; error?: unknown }): void {
+  if (!r.tuned) logger.warn({ err: r.error }, "the events table keeps the server's default merge settings");
 }
 
 async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Timeout | null) => void): Promise<AnalyticsStore> {
@@ -115,10 +111,10 @@ async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Ti
     http.ensureSchema().then(
       (r) => {
         onRetry(null);
-        reportTuning(o.log, r);
+        reportTuning(o.logger, r);
       },
       (err: unknown) => {
-        o.log(`ClickHouse schema not ensured yet (${err instanceof Error ? err.message : String(err)}); retrying in ${SCHEMA_RETRY_MS / 1000} s`);
+        o.logger.warn({ err }, `ClickHouse schema not ensured yet; retrying in ${SCHEMA_RETRY_MS / 1000} s`);
         const timer = setTimeout(ensure, SCHEMA_RETRY_MS);
         timer.unref();
         onRetry(timer);
@@ -127,7 +123,7 @@ async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Ti
   };
   try {
     reportTuning(
-      o.log,
+      o.logger,
       await (o.requiredAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema()),
     );
   } catch (err) {
@@ -144,6 +140,6 @@ async function openChdbStore(o: OpenAnalyticsOptions): Promise<AnalyticsStore> {
   assertEmbeddedPackages(['chdb']);
   const { ChdbTransport } = await import('../analytics/clickhouse/chdb-transport.ts');
   const store = new AnalyticsStore(new ChdbTransport(join(o.dataDir, 'analytics')), { syncSettleMillis: o.syncSettleMillis });
-  reportTuning(o.log, await store.ensureSchema());
+  reportTuning(o.logger, await store.ensureSchema());
   return store;
 }

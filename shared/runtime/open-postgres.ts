@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../db/database.ts';
 import { openEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import type { Logger } from '../log/logger.ts';
 import { serverUnreachable } from './startup.ts';
 
 export interface OpenedPostgres {
@@ -13,8 +14,9 @@ export interface OpenedPostgres {
   summary: string[];
 }
 
-export async function openPostgres(o: { url: string | undefined; dataDir: string; poolSize?: number; log: (m: string) => void }): Promise<OpenedPostgres> {
-  const embedded = o.url ? null : await openEmbeddedPostgres(o.dataDir, o.log);
+export async function openPostgres(o: { url: string | undefined; dataDir: string; poolSize?: number; logger: Logger }): Promise<OpenedPostgres> {
+  // The embedded cluster's own output (initdb, the postmaster) is for debugging.
+  const embedded = o.url ? null : await openEmbeddedPostgres(o.dataDir, (m) => o.logger.debug(m));
   let db: Database;
   try {
     db = await openDatabase({ url: o.url ?? embedded?.url ?? '', poolSize: o.poolSize, release: embedded?.release });

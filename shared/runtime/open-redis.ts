@@ -13,6 +13,7 @@ import { cachedEntryOf } from '../cache/cached-entry.ts';
 import { bumpCacheEpoch, currentCacheEpoch, invalidateRecentEpochs, RedisCacheTier } from '../cache/redis-cache-tier.ts';
 import type { SharedCacheTier } from '../cache/shared-cache-tier.ts';
 import type { Sql } from '../db/database.ts';
+import type { Logger } from '../log/logger.ts';
 import { InsuredRateLimiter } from '../limits/insured-rate-limiter.ts';
 import { MemoryRateLimiter } from '../limits/memory-rate-limiter.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -49,9 +50,7 @@ export interface OpenRedisOptions {
   sql: Sql;
   /** A production entry: Redis must answer at start. */
   required: boolean;
-  /** Where the bus reports a failing handler or a malformed message; none: nowhere. */
-  onBusError?: (err: Error) => void;
-  log: (m: string) => void;
+  logger: Logger;
 }
 
 export async function openRedis(o: OpenRedisOptions): Promise<RedisPorts> {
@@ -71,18 +70,17 @@ export async function openRedis(o: OpenRedisOptions): Promise<RedisPorts> {
   }); // reported by the calls that fail
   if (redis && o.required) await answersPing(redis, o.url ?? '', () => redisError);
   const { prefix } = o;
-  const busOptions = o.onBusError ? { onError: o.onBusError } : {};
+  // A handler that threw or a malformed message is the process log's business, not the console's.
+  const busOptions = { onError: (err: Error) => o.logger.warn({ err }, 'invalidation bus') };
   const bus: InvalidationBus = redis ? new RedisInvalidationBus(redis, prefix, busOptions) : new PostgresInvalidationBus(o.sql, undefined, busOptions);
   const rateLimiter: RateLimiter = redis
     ? new InsuredRateLimiter({
         primary: new RedisRateLimiter(redis, prefix),
         insurance: new MemoryRateLimiter(),
         onSwitch: (insured, cause) =>
-          o.log(
-            insured
-              ? `rate limits: Redis unreachable (${cause instanceof Error ? cause.message : String(cause)}); limiting in this process until it answers`
-              : 'rate limits: Redis answers again',
-          ),
+          insured
+            ? o.logger.warn({ err: cause }, 'rate limits: Redis unreachable; limiting in this process until it answers')
+            : o.logger.info('rate limits: Redis answers again'),
       })
     : new MemoryRateLimiter();
   return {

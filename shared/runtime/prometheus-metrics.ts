@@ -37,36 +37,32 @@ function set(values: number | Iterable<readonly [Labels, number]>, put: (labels:
   else for (const [labels, v] of values) put(labels, v);
 }
 
-/** A counter whose value is read from `read` at each scrape (a plain number kept elsewhere). */
-export function readCounter(registry: Registry, name: string, help: string, read: Read, o: ReadOptions = {}): void {
-  new Counter({
-    name,
-    help,
-    labelNames: o.labelNames ?? [],
-    registers: [registry],
-    ...(o.aggregator ? { aggregator: o.aggregator } : {}),
-    async collect() {
-      const values = await read();
-      this.reset();
-      set(values, (labels, v) => this.inc(labels, Number.isFinite(v) && v > 0 ? v : 0));
-    },
-  });
-}
-
-/** A gauge whose value is read from `read` at each scrape. */
-export function readGauge(registry: Registry, name: string, help: string, read: Read, o: ReadOptions = {}): void {
-  new Gauge({
-    name,
-    help,
-    labelNames: o.labelNames ?? [],
-    registers: [registry],
-    ...(o.aggregator ? { aggregator: o.aggregator } : {}),
-    async collect() {
-      const values = await read();
-      this.reset();
-      set(values, (labels, v) => this.set(labels, Number.isFinite(v) ? v : 0));
-    },
-  });
+/**
+ * A counter or gauge whose value is read from `read` at each scrape (a plain number kept
+ * elsewhere). A counter never reports a negative or non-finite value (0 instead); a gauge reports
+ * a non-finite one as 0.
+ */
+export function readMetric(registry: Registry, type: 'counter' | 'gauge', name: string, help: string, read: Read, o: ReadOptions = {}): void {
+  const common = { name, help, labelNames: o.labelNames ?? [], registers: [registry], ...(o.aggregator ? { aggregator: o.aggregator } : {}) };
+  if (type === 'counter') {
+    new Counter({
+      ...common,
+      async collect() {
+        const values = await read();
+        this.reset();
+        set(values, (labels, v) => this.inc(labels, Number.isFinite(v) && v > 0 ? v : 0));
+      },
+    });
+  } else {
+    new Gauge({
+      ...common,
+      async collect() {
+        const values = await read();
+        this.reset();
+        set(values, (labels, v) => this.set(labels, Number.isFinite(v) ? v : 0));
+      },
+    });
+  }
 }
 
 export function createProcessMetrics(): ProcessMetrics {
@@ -103,24 +99,45 @@ export function createProcessMetrics(): ProcessMetrics {
 
 function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {
   const buf = (): ReturnType<AnalyticsPipeline['sink']['metrics']> => p.sink.metrics();
-  readCounter(registry, 'shortlink_analytics_events_inserted_total', 'Analytics events the write buffer inserted into the store.', () => buf().flushedEvents);
-  readCounter(
+  readMetric(
     registry,
+    'counter',
+    'shortlink_analytics_events_inserted_total',
+    'Analytics events the write buffer inserted into the store.',
+    () => buf().flushedEvents,
+  );
+  readMetric(
+    registry,
+    'counter',
     'shortlink_analytics_insert_failures_total',
     'Batch inserts into the analytics store that failed or timed out (the batch went to the spool).',
     () => buf().failedInserts,
   );
-  readCounter(registry, 'shortlink_analytics_spooled_batches_total', 'Batches written to a spool because the store refused them.', () => buf().spooledBatches);
-  readCounter(registry, 'shortlink_analytics_spooled_events_total', 'Events written to a spool because the store refused them.', () => buf().spooledEvents);
-  readCounter(registry, 'shortlink_analytics_spooled_bytes_total', 'Encoded bytes written to the spools.', () => p.spool.appendedBytes ?? 0);
-  readCounter(
+  readMetric(
     registry,
+    'counter',
+    'shortlink_analytics_spooled_batches_total',
+    'Batches written to a spool because the store refused them.',
+    () => buf().spooledBatches,
+  );
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_analytics_spooled_events_total',
+    'Events written to a spool because the store refused them.',
+    () => buf().spooledEvents,
+  );
+  readMetric(registry, 'counter', 'shortlink_analytics_spooled_bytes_total', 'Encoded bytes written to the spools.', () => p.spool.appendedBytes ?? 0);
+  readMetric(
+    registry,
+    'counter',
     'shortlink_analytics_spool_write_failures_total',
     'Spool writes that failed (the batch stays in memory and is retried).',
     () => buf().failedSpoolWrites,
   );
-  readCounter(
+  readMetric(
     registry,
+    'counter',
     'shortlink_analytics_events_dropped_total',
     'Analytics events lost, by reason (queue_full, closed, unsaved_at_close).',
     () => Object.entries(buf().droppedByReason).map(([reason, n]) => [{ reason }, n] as const),
@@ -128,20 +145,22 @@ function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {
       labelNames: ['reason'],
     },
   );
-  readGauge(
+  readMetric(
     registry,
+    'gauge',
     'shortlink_analytics_queue_depth',
     'Analytics events held in memory (queued, in flight, or refused by both store and spool).',
     () => buf().queueDepth,
   );
-  readCounter(registry, 'shortlink_backfill_inserted_events_total', 'Spooled events the backfill workers moved into the store.', () =>
+  readMetric(registry, 'counter', 'shortlink_backfill_inserted_events_total', 'Spooled events the backfill workers moved into the store.', () =>
     p.backfill.reduce((n, b) => n + b.metrics().insertedEvents, 0),
   );
-  readCounter(registry, 'shortlink_backfill_failed_attempts_total', 'Backfill inserts that failed (the store is still refusing).', () =>
+  readMetric(registry, 'counter', 'shortlink_backfill_failed_attempts_total', 'Backfill inserts that failed (the store is still refusing).', () =>
     p.backfill.reduce((n, b) => n + b.metrics().failedAttempts, 0),
   );
-  readGauge(
+  readMetric(
     registry,
+    'gauge',
     'shortlink_backfill_lag_seconds',
     "Age of the oldest event waiting in a spool this process backfills, by spool, as of the backfill worker's last look (0 when it found the spool empty).",
     () =>
@@ -152,8 +171,9 @@ function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {
     { labelNames: ['spool'], aggregator: 'max' },
   );
   const lastSize = new Map<string, number>();
-  readGauge(
+  readMetric(
     registry,
+    'gauge',
     'shortlink_backfill_pending_batches',
     'Spooled batches waiting for the backfill worker of this process, by spool: the backfill lag.',
     async () =>

@@ -3,24 +3,26 @@
 // Signals are idempotent: a second SIGTERM or SIGINT (a process-group signal after the parent
 // already relayed one, an impatient Ctrl-C) only logs that shutdown is under way; it never kills
 // the process mid-flush.
+import type { Logger } from '../log/logger.ts';
+
 export type Closer = () => Promise<void>;
 
-export function onShutdown(closers: Closer[], log: (m: string) => void, exit: (code: number) => void = (c) => process.exit(c)): void {
+export function onShutdown(closers: Closer[], logger: Logger, exit: (code: number) => void = (c) => process.exit(c)): void {
   let closing = false;
   const run = async (signal: string) => {
     if (closing) {
-      log(`${signal}: shutdown already under way`);
+      logger.info(`${signal}: shutdown already under way`);
       return;
     }
     closing = true;
-    log(`${signal}: shutting down`);
+    logger.info(`${signal}: shutting down`);
     let code = 0;
     for (const close of [...closers].reverse()) {
       try {
         await close();
       } catch (err) {
         code = 1;
-        log(`shutdown step failed: ${(err as Error).message}`);
+        logger.error({ err }, 'shutdown step failed');
       }
     }
     exit(code);

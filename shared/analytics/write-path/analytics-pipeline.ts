@@ -4,6 +4,7 @@
 // batches back into the store. close() writes (or spools) everything the buffer holds, then stops
 // the backfill worker; the store and the spool belong to the composition root, which closes them
 // after this, so nothing accepted is lost.
+import type { Logger } from '../../log/logger.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { BackfillWorker } from './backfill-worker.ts';
@@ -16,7 +17,8 @@ export interface AnalyticsPipelineOptions {
   /** Spools this process moves back into the store, one backfill worker each. */
   backfill: readonly EventSpool[];
   buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
-  log: (message: string) => void;
+  /** The process's logger; the pipeline logs store and spool failures (one line per 5 s), drops and where it writes. */
+  logger: Logger;
 }
 
 export interface AnalyticsPipeline {
@@ -31,13 +33,13 @@ export interface AnalyticsPipeline {
 const ERROR_LOG_INTERVAL_MS = 5_000;
 
 export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsPipeline {
-  const { store, spool, log } = o;
+  const { store, spool, logger } = o;
   let lastLog = 0;
   const onError = (err: unknown, context: string): void => {
     const now = Date.now();
     if (now - lastLog < ERROR_LOG_INTERVAL_MS) return; // an outage fails every batch: one line per interval is enough
     lastLog = now;
-    log(`${context} failed: ${err instanceof Error ? err.message : String(err)}`);
+    logger.warn({ err }, `${context} failed`);
   };
   const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill') }));
   let dropsSinceLog = 0;
@@ -48,7 +50,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
       dropsSinceLog++;
       const now = Date.now();
       if (now - lastDropLog < ERROR_LOG_INTERVAL_MS) return; // counted in metrics; one line per interval
-      log(`dropped ${dropsSinceLog} events: the write buffer is full (the store and both spools are refusing or slow)`);
+      logger.warn(`dropped ${dropsSinceLog} events: the write buffer is full (the store and both spools are refusing or slow)`);
       lastDropLog = now;
       dropsSinceLog = 0;
     },
@@ -61,7 +63,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     onError,
   });
   for (const b of backfill) b.start();
-  log(`store ${store.transport.description}, spool ${spool.description}`);
+  logger.info(`store ${store.transport.description}, spool ${spool.description}`);
   return {
     store,
     sink,
@@ -69,7 +71,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     backfill,
     close: async () => {
       const m = await sink.close();
-      if (m.droppedEvents > 0) log(`dropped ${m.droppedEvents} events (queue bound or spool failure)`);
+      if (m.droppedEvents > 0) logger.warn(`dropped ${m.droppedEvents} events (queue bound or spool failure)`);
       for (const b of backfill) await b.stop();
     },
   };
