@@ -3,6 +3,7 @@
 // benches and options: `--help` prints it (exit 0), and an unknown name or option prints it on
 // stderr (exit 2).
 import { analyticsBench } from './analytics-bench.ts';
+import { dashboardBench } from './dashboard-bench.ts';
 import { redirectBench } from './redirect-bench.ts';
 
 interface Bench {
@@ -16,6 +17,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     run: redirectBench,
   },
   analytics: { summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run)', run: analyticsBench },
+  dashboard: { summary: 'first load of the dashboard Links page with 10,000 links in Chromium, cold and warm (about 1 min)', run: dashboardBench },
   all: {
     summary: 'redirect, then analytics',
     run: async () => {
@@ -36,6 +38,7 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['BENCH_EXPORT_ROWS', 'analytics: target size of the export range'],
   ['BENCH_REPS, BENCH_SCENARIO_BUDGET_MS', 'analytics: timed repetitions per page scenario, and their time budget'],
   ['BENCH_MERGE_WAIT_MS', 'analytics: longest wait for background merges'],
+  ['BENCH_DASHBOARD_REPS', 'dashboard: cold and warm loads measured (default 7 each)'],
 ];
 
 function usage(): string {

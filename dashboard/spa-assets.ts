@@ -14,6 +14,8 @@ export const WEB_DIR = join(HERE, 'web');
 export const SPA_DIST = join(WEB_DIR, 'dist');
 const ROOT = join(HERE, '..');
 const STAMP = '.source-stamp';
+/** Always a production build (React's production runtime), whatever NODE_ENV the caller runs under (vitest sets 'test'). */
+const BUILD_MODE = 'production';
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -25,7 +27,7 @@ function filesUnder(dir: string): string[] {
 
 /** A hash of everything the SPA build depends on. */
 export function sourceStamp(): string {
-  const h = createHash('sha256');
+  const h = createHash('sha256').update(`${BUILD_MODE}\0`);
   const files = [
     ...filesUnder(join(WEB_DIR, 'src')),
     ...filesUnder(join(HERE, 'contract')),
@@ -61,7 +63,15 @@ export async function ensureSpaBuilt(log: (m: string) => void = () => {}): Promi
   const t = Date.now();
   const out = `${SPA_DIST}.${process.pid}.${Date.now()}`;
   const { build } = await import('vite');
-  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: out, emptyOutDir: true } });
+  // Vite takes the JSX runtime and React's build from NODE_ENV: pin it for the build's duration.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = BUILD_MODE;
+  try {
+    await build({ configFile: join(WEB_DIR, 'vite.config.ts'), mode: BUILD_MODE, logLevel: 'warn', build: { outDir: out, emptyOutDir: true } });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   writeFileSync(join(out, STAMP), stamp);
   mkdirSync(dirname(SPA_DIST), { recursive: true });
   const old = `${SPA_DIST}.old.${process.pid}.${Date.now()}`;
