@@ -47,8 +47,8 @@ function remoteAddress(res: uWS.HttpResponse): string | null {
 }
 
 /**
- * The facts of one uWS request. Reading the peer address costs about 2.5 µs of CPU (uWS copies it
- * into a new ArrayBuffer), more than an unknown code's whole answer, and it cannot change while
+ * The facts of one uWS request. Reading the peer address makes uWS copy it into a new
+ * ArrayBuffer, which costs more than an unknown code's whole answer, and it cannot change while
  * the connection lives: so it is read once, on demand.
  */
 export class UwsRequestFacts implements RequestFacts {

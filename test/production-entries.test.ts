@@ -5,7 +5,7 @@
 // METRICS_PORT stops none of them (one line, then the port is taken once free). Once they
 // run, a change made by the admin CLI holding only DATABASE_URL reaches every redirector worker
 // within a second (outbox row in the CLI's transaction, relayed by the running processes).
-import { mkdtempSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { mkdtempSync, chmodSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,6 +13,7 @@ import { send, until } from './support/http-request.ts';
 import { startFakeClickHouse, type FakeClickHouse } from './support/fake-clickhouse-http.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from './support/servers.ts';
 import { adminJson, freePort, productionEnv, runToExit, startProcess, type ChildService } from './support/service-process.ts';
+import { removeTestDir } from './support/test-dirs.ts';
 
 const pgUrl = inject('realPgUrl');
 const redisUrl = inject('realRedisUrl');
@@ -25,7 +26,7 @@ const ENTRIES = [
 
 const dir = mkdtempSync(join(process.cwd(), '.tmp', 'entries-'));
 chmodSync(dir, 0o755);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTestDir(dir));
 
 async function expectRefusal(entry: string, env: NodeJS.ProcessEnv, message: RegExp, withinMs: number): Promise<string> {
   const t0 = Date.now();

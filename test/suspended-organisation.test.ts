@@ -4,13 +4,14 @@
 // suspend` turns the organisation's links into 403 SML010 (JSON or HTML) within a second on every
 // worker, and nothing is counted for those requests: no event, no click in the usage counters.
 // `admin org resume` brings the redirects back; `admin link archive`/`restore` likewise (410 EN002).
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { mkdtempSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { send, until, type TestResponse } from './support/http-request.ts';
 import { startFakeClickHouse, type FakeClickHouse } from './support/fake-clickhouse-http.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from './support/servers.ts';
 import { adminJson, apiClient, freePort, productionEnv, startProcess, type ChildService } from './support/service-process.ts';
+import { removeTestDir } from './support/test-dirs.ts';
 
 const pgUrl = inject('realPgUrl');
 const redisUrl = inject('realRedisUrl');
@@ -81,7 +82,7 @@ describe.skipIf(!pgUrl || !redisUrl)("a suspended organisation's links", () => {
     await ch?.close();
     await db?.drop();
     await deleteRedisPrefix(redisUrl!, prefix);
-    rmSync(dir, { recursive: true, force: true });
+    removeTestDir(dir);
   });
 
   it('answer 403 SML010 within a second of `org suspend`, as JSON or HTML, and count nothing; `org resume` restores them', async () => {

@@ -3,14 +3,15 @@
 // (async-exit-hook's 'beforeExit' hook would make it 0, hiding every failure, a failing test run
 // included), and SIGTERM reaches only our own handler.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeTestDir } from '../../test/support/test-dirs.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(ROOT, '.tmp', 'embedded-pg-'));
 chmodSync(dir, 0o755);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTestDir(dir));
 
 function run(script: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {

@@ -6,8 +6,7 @@
 //   down spools and catches up once it answers;
 // - a production entry point without the server URLs is a ConfigError naming them;
 // - the bus (Postgres or Redis) reports its problems (a malformed message) to the process log.
-// (Moved here, assertions intact, from the pipeline tests of the former openAnalyticsPipeline.)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { openHttpStore } from '../../test/support/analytics-stores.ts';
@@ -26,6 +25,7 @@ import { startFakeClickHouse, type FakeClickHouse } from '../../test/support/fak
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
 import { lineLogger } from '../../test/support/memory-logger.ts';
 import { openBackends } from './open-backends.ts';
+import { removeTestDir } from '../../test/support/test-dirs.ts';
 
 const redisUrl = inject('realRedisUrl');
 let db: TestDatabase;
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await db?.drop();
-  rmSync(dir, { recursive: true, force: true });
+  removeTestDir(dir);
 });
 
 describe('openBackends without Redis and ClickHouse (embedded analytics)', () => {

@@ -3,7 +3,7 @@
 // no event through each fault, under wrk load: every request wrk sent got an answer (no read,
 // write or timeout error), and the events stored for the scenario's link equal the redirects
 // served, with no duplicate. Run by `npm run test:faults` (and .ci/run); each scenario is bounded.
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { mkdtempSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVENTS_TABLE } from '../../shared/analytics/clickhouse/events-table.ts';
@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
 import { send, until } from '../support/http-request.ts';
 import { adminJson, apiClient, freePort, productionEnv } from '../support/service-process.ts';
 import { runWrk, startGroup, startOwnRedis, type GroupProcess, type OwnRedis, type WrkResult } from './fault-rig.ts';
+import { removeTestDir } from '../support/test-dirs.ts';
 
 const pgUrl = inject('realPgUrl');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -70,7 +71,7 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     await store?.close();
     await ch?.close();
     await db?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    removeTestDir(dir);
   }, 120_000);
 
   const newLink = async (): Promise<string> => {

@@ -2,7 +2,7 @@
 // 503 SML006 and Retry-After (never a 500, never a hang), links already cached keep redirecting,
 // and both recover by themselves when Postgres returns. The Postgres here is our own embedded
 // cluster on a spare port; the machine's shared servers are never stopped.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openEmbeddedPostgres, type EmbeddedCluster } from '../../shared/db/embedded-postgres.ts';
@@ -11,6 +11,7 @@ import { send } from '../support/http-request.ts';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../support/servers.ts';
 import { adminJson, apiClient, freePort, productionEnv } from '../support/service-process.ts';
 import { startGroup, type GroupProcess } from './fault-rig.ts';
+import { removeTestDir } from '../support/test-dirs.ts';
 
 const redisUrl = inject('realRedisUrl');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -55,7 +56,7 @@ describe('Postgres outage', () => {
     await db?.sql.end({ timeout: 1 }).catch(() => {});
     await cluster?.release();
     await ch?.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTestDir(dir);
   }, 120_000);
 
   it('answers 503 SML006 with Retry-After within seconds, serves cached links, and recovers', async () => {

@@ -2,12 +2,13 @@
 // database in it), and the run learns once whether the machine's real Postgres and Redis answer.
 // With CI=true (or REQUIRE_SERVERS=1) an unreachable real server fails the run instead of
 // skipping its suites.
-import { chmodSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureSpaBuilt } from '../../dashboard/spa-assets.ts';
 import { openEmbeddedPostgres } from '../../shared/db/embedded-postgres.ts';
 import { probePostgres, probeRedis, REAL_PG_ADMIN_URL, REAL_REDIS_URL } from './servers.ts';
+import { removeTestDir } from './test-dirs.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,6 +36,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('realRedisUrl', redisOk ? REAL_REDIS_URL : null);
   return async () => {
     await cluster.release();
-    rmSync(dir, { recursive: true, force: true });
+    removeTestDir(dir);
   };
 }

@@ -2,10 +2,11 @@
 // HTTP, and drive the dashboard-only operations through the real admin CLI with the same
 // environment. Every process started here is stopped by stop().
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../shared/net/free-port.ts';
+import { removeTestDir } from './test-dirs.ts';
 
 const execFileP = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -99,8 +100,9 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
   };
 }
 
+/** Removes a test folder and the embedded clusters made for it (test-dirs.ts). */
 export function removeDir(dir: string | undefined): void {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  removeTestDir(dir);
 }
 
 export interface Envelope<T = unknown> {

@@ -193,7 +193,7 @@ function csvFieldSql(sql: string, kind: ExportEncoding): string {
   if (kind === 'number' || kind === 'uuid' || kind === 'instant') return `toString(${sql})`;
   // Invalid UTF-8 (never written by this store) is replaced as the JSON reads replace it. No
   // toString() first: a LowCardinality column stays one until the line is assembled, and a
-  // substring search (not a regular expression) decides the quoting: ≈ 15% less engine time.
+  // substring search (not a regular expression) decides the quoting.
   const text = neutraliseFormulaSql(`toValidUTF8(${kind === 'nullable' ? `assumeNotNull(${sql})` : sql})`);
   const quoted = `if(multiSearchAny(${text}, ['"', ',', '\\r', '\\n']), concat('"', replaceAll(${text}, '"', '""'), '"'), ${text})`;
   return kind === 'nullable' ? `if(isNull(${sql}), '', ${quoted})` : quoted;

@@ -2,7 +2,7 @@
 // MIT; never v2, which is AGPL). deviceType is MOBILE or TABLET when the parser says mobile or
 // tablet; when the parser names no device type, a known desktop operating system (Windows, macOS,
 // Linux distributions, ChromeOS, BSDs…) means DESKTOP; anything else (consoles, TVs, wearables,
-// bots, unknown clients) is null. Parses are cached by UA string (a parse costs ≈16 µs).
+// bots, unknown clients) is null. Parses are cached by UA string.
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import type { DeviceType } from '../events/event-schema.ts';

@@ -52,8 +52,7 @@ export interface SaverMetrics {
 
 /**
  * Events per spool entry at most. A spooled batch is one JSON entry (file line, stream entry);
- * splitting a 50 000-event batch keeps each entry near 2.5 MB, as with the former 5000-event
- * batches. The pieces carry tokens derived from the batch's, so in the one case an insert did
+ * splitting a 50 000-event batch keeps each entry near 2.5 MB. The pieces carry tokens derived from the batch's, so in the one case an insert did
  * commit but was reported failed (a lost answer) the backfill stores a second copy of those events,
  * which every read hides (FINAL keeps one row per event) until a merge removes it.
  */

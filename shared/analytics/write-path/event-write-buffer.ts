@@ -16,10 +16,8 @@ export type { HitEnrichment } from './event-batch-saver.ts';
 export interface EventWriteBufferOptions extends EventBatchSaverOptions {
   /**
    * Events per insert. Default 50 000: every insert is a new part the engine merges later, so
-   * fewer, larger inserts cost less engine CPU per event (measured with `npm start` pinned to one
-   * core at ≈ 30k clicks/s: background merges took 5.5 µs per event with 5000-event batches,
-   * 3.1 µs with 20 000 and 2.3 µs with 50 000). Below that rate the timer flushes first, so a
-   * batch never waits longer than flushIntervalMs either way.
+   * fewer, larger inserts cost less engine CPU per event. Below that rate the timer flushes
+   * first, so a batch never waits longer than flushIntervalMs either way.
    */
   maxBatch?: number;
   /** Flush whatever is queued at least this often (ms). Default 1000. */
