@@ -8,7 +8,8 @@
 //   else receives ports;
 // - shared/runtime (the composition root, start-up and shutdown) is the top of shared/: no other
 //   module of shared/ imports it;
-// - no module imports itself through others (no circle, type-only imports included).
+// - no module imports itself through others (no circle, type-only imports included);
+// - no capability folder of shared/ reaches itself through another (.dependency-cruiser.folders.cjs).
 const PROCESSES = '^(api|redirector|ingest|dashboard)/';
 const ENTRY_POINTS = '^(api|redirector|ingest|dashboard|bin|bench)/';
 const TESTS = '(\\.test\\.ts|\\.contract\\.ts)$|^test/';

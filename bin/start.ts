@@ -11,7 +11,7 @@ import { createRedirectorServer } from '../redirector/create-redirector.ts';
 import { uwsBuild } from '../redirector/uws-native.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, startSchema } from '../shared/config/config.ts';
-import { ensureDemoOrganization } from '../shared/orgs/demo-bootstrap.ts';
+import { ensureDemoOrganization } from '../shared/keys/demo-bootstrap.ts';
 import { findDemoOrganization } from '../shared/orgs/org-repository.ts';
 import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';

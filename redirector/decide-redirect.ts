@@ -8,7 +8,8 @@
 // when the stored destination is no safe http(s) URL).
 import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
 import type { AppError } from '../shared/errors/app-error.ts';
-import { accessDenied, clickQuotaExhausted, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
+import { accessDenied, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
+import { clickQuotaExhausted } from '../shared/orgs/plan-errors.ts';
 import { suggestLimitUpgrade } from '../shared/orgs/plans.ts';
 import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
 import type { Domain } from '../shared/domains/domain-repository.ts';

@@ -4,7 +4,7 @@
 // analytics read port. Exports stream straight to the socket.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { featureNotAvailable } from '../../shared/errors/domain-errors.ts';
+import { featureNotAvailable } from '../../shared/orgs/plan-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
 import { principalOf } from '../authorize.ts';

@@ -5,7 +5,7 @@
 // membership in one transaction.
 import type { Sql, Tx } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
-import { quotaExceeded } from '../errors/domain-errors.ts';
+import { quotaExceeded } from '../orgs/plan-errors.ts';
 import { getOrganization } from '../orgs/org-repository.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
 import { addMembership } from './memberships.ts';

@@ -7,7 +7,7 @@
 import type { Sql } from '../db/database.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import { AppError } from '../errors/app-error.ts';
-import { quotaExceeded } from '../errors/domain-errors.ts';
+import { quotaExceeded } from '../orgs/plan-errors.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { normalizeHost, parseDomainHost } from './host-name.ts';

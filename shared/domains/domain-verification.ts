@@ -13,7 +13,7 @@ import { Resolver } from 'node:dns/promises';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
-import { quotaExceeded } from '../errors/domain-errors.ts';
+import { quotaExceeded } from '../orgs/plan-errors.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
 import { parseDomainHost } from './host-name.ts';

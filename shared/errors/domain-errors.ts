@@ -1,7 +1,6 @@
 // Invariant: one constructor per domain error, each producing the exact code, message text and
 // details shape the spec fixes. Callers never spell a code or a message themselves.
 import { AppError } from './app-error.ts';
-import type { Plan } from '../orgs/plans.ts';
 
 export type ShortCodeReason = 'FORMAT' | 'RESERVED' | 'TAKEN';
 
@@ -41,35 +40,6 @@ export const dependencyUnavailable = (retryAfterSeconds = 1): AppError =>
   );
 
 export const duplicateLabel = (): AppError => new AppError('SML004', 'DB Write exception');
-
-export const featureNotAvailable = (feature: string, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>
-  new AppError('FE001', `Feature ${feature} is not available on the ${currentPlan} plan`, {
-    kind: 'feature_not_available',
-    feature,
-    currentPlan,
-    suggestedUpgradeTo,
-  });
-
-export type HardQuota = 'LINKS_PER_MONTH' | 'CUSTOM_DOMAINS' | 'SEATS';
-
-export const quotaExceeded = (quota: HardQuota, current: number, limit: number, currentPlan: Plan, suggestedUpgradeTo: Plan | null): AppError =>
-  new AppError('QE001', `Plan quota ${quota} exceeded (${current}/${limit})`, {
-    kind: 'quota_exceeded',
-    quota,
-    current,
-    limit,
-    currentPlan,
-    suggestedUpgradeTo,
-  });
-
-export const clickQuotaExhausted = (args: {
-  shortCode: string;
-  currentClicks: number;
-  clicksLimit: number;
-  periodEnd: number;
-  currentPlan: Plan;
-  suggestedUpgradeTo: Plan | null;
-}): AppError => new AppError('QE002', 'Click quota exhausted', { kind: 'click_quota_exhausted', ...args });
 
 /** The API's buckets, one per organisation and scope. */
 export type ApiRateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';

@@ -2,7 +2,7 @@
 // hard-capped plan (FREE) the conditional upsert refuses the slot at the cap, so concurrent
 // creates can never exceed it; paid plans always get the slot and the excess is overage.
 import type { Tx } from '../db/database.ts';
-import { quotaExceeded } from '../errors/domain-errors.ts';
+import { quotaExceeded } from '../orgs/plan-errors.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { isHardCapped, suggestLimitUpgrade } from '../orgs/plans.ts';
 import { billingPeriod } from './billing-period.ts';

@@ -2,8 +2,8 @@
 // (BUSINESS, so every feature can be tried) with one API key, and returns the key once; later
 // starts find the demo organisation and return null (the key cannot be shown again).
 import type { Sql } from '../db/database.ts';
-import { createApiKey } from '../keys/key-repository.ts';
-import { createOrganization, findDemoOrganization } from './org-repository.ts';
+import { createOrganization, findDemoOrganization } from '../orgs/org-repository.ts';
+import { createApiKey } from './key-repository.ts';
 
 export interface DemoCredentials {
   orgId: string;
