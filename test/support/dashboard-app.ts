@@ -46,7 +46,7 @@ export interface DashboardClient {
   signIn(email: string, password: string): Promise<Answer>;
 }
 
-export async function startDashboardApp(opts: { publicUrl?: string; dnsServers?: string[] } = {}): Promise<DashboardApp> {
+export async function startDashboardApp(opts: { publicUrl?: string; dnsServers?: string[]; signUp?: 'invite' | 'open' } = {}): Promise<DashboardApp> {
   const db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
   const bodies: string[] = [];
   const checker = startDomainChecker({
@@ -62,7 +62,7 @@ export async function startDashboardApp(opts: { publicUrl?: string; dnsServers?:
     rateLimiter: new MemoryRateLimiter(),
     publicUrl: opts.publicUrl ?? 'http://127.0.0.1:1',
     shortLinkBase: 'https://sho.rt',
-    signUp: 'invite' as const,
+    signUp: opts.signUp ?? 'invite',
     assetsDir: SPA_DIST,
     now: Date.now,
     links: linkServiceDeps(db.sql, { REDIRECT_PORT: 8080, SHORT_LINK_BASE_URL: 'https://sho.rt' }),
