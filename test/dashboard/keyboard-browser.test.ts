@@ -125,9 +125,10 @@ describe.skipIf(!hasChromium)('the dashboard by keyboard; open sign-up', () => {
     // The check bites: a control taken out of the Tab order, and one whose outline is removed.
     await page.evaluate(() => {
       const main = document.getElementById('main');
-      main?.insertAdjacentHTML('beforeend', '<button type="button" tabindex="-1">Unreachable</button><button type="button">Unmarked</button>');
+      if (!main) throw new Error('no main');
+      main.insertAdjacentHTML('beforeend', '<button type="button" tabindex="-1">Unreachable</button><button type="button">Unmarked</button>');
       // The CSP refuses style attributes; the CSSOM is allowed.
-      (main?.lastElementChild as HTMLElement).style.outline = 'none';
+      (main.lastElementChild as HTMLElement).style.outline = 'none';
     });
     const probe = await tabCycle(page);
     expect(probe.unreached).toEqual([expect.stringMatching(/:button Unreachable$/)]);
