@@ -127,6 +127,13 @@ function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {
     'Events written to a spool because the store refused them.',
     () => buf().spooledEvents,
   );
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_analytics_spilled_events_total',
+    'Of the spooled events, those spooled because the store answered slower than they came.',
+    () => buf().spilledEvents,
+  );
   readMetric(registry, 'counter', 'shortlink_analytics_spooled_bytes_total', 'Encoded bytes written to the spools.', () => p.spool.appendedBytes ?? 0);
   readMetric(
     registry,

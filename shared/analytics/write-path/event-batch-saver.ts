@@ -48,6 +48,8 @@ export interface SaverMetrics {
   spooledBatches: number;
   failedInserts: number;
   failedSpoolWrites: number;
+  /** Of spooledEvents, those spooled because the store was behind (it was up). */
+  spilledEvents: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export class EventBatchSaver {
     spooledBatches: 0,
     failedInserts: 0,
     failedSpoolWrites: 0,
+    spilledEvents: 0,
   };
 
   constructor(options: EventBatchSaverOptions) {
@@ -97,6 +100,24 @@ export class EventBatchSaver {
 
   /** Enriches the hits and saves them as one batch; the batch when neither store nor spool took it. */
   async saveHits(hits: HitBatch): Promise<PendingBatch | null> {
+    return this.save(await this.#pending(hits));
+  }
+
+  /** Enriches the hits and spools them without trying the store (it is behind); the batch if the spool refused it. */
+  async spillHits(hits: HitBatch): Promise<PendingBatch | null> {
+    const batch = await this.#pending(hits);
+    try {
+      await this.#spool(batch, this.#clock());
+      this.#m.spilledEvents += batch.batch.rows;
+      return null;
+    } catch (err) {
+      this.#m.failedSpoolWrites++;
+      this.#o.onError?.(err, 'spool');
+      return batch;
+    }
+  }
+
+  async #pending(hits: HitBatch): Promise<PendingBatch> {
     const facts = hits.distinctFacts();
     let enriched: EnrichedValues;
     try {
@@ -105,7 +126,7 @@ export class EventBatchSaver {
       this.#o.onError?.(err, 'enrich');
       enriched = noEnrichment(facts); // the raw facts only: nothing is lost
     }
-    return this.save({ token: randomUUID(), batch: hits.toEventBatch(enriched, ENRICHMENT_SOURCES) });
+    return { token: randomUUID(), batch: hits.toEventBatch(enriched, ENRICHMENT_SOURCES) };
   }
 
   /** Inserts the batch, or spools it (as records) with the same token; the batch when neither took it. */

@@ -131,6 +131,35 @@ describe('EventWriteBuffer', () => {
     expect(await store.countEvents(orgId)).toBe(100);
   });
 
+  it('a store that is up but behind gets the oldest waiting batch spilled to the spool, and nothing is dropped', async () => {
+    const orgId = newOrgId();
+    const spool = await newSpool();
+    // The real store, answering each insert 200 ms late: 500-event batches, one slot, 2,500 events/s at most.
+    const slow: EventInserter = {
+      insert: (records, token) => store.insert(records, token),
+      insertBatch: async (batch, token) => (await sleep(200), store.insertBatch(batch, token)),
+    };
+    const buf = new EventWriteBuffer({ store: slow, enricher, spool, flushIntervalMs: 60_000, maxBatch: 500, maxQueuedEvents: 2000, maxConcurrentFlushes: 1 });
+    const pushed = hits(orgId, 10_000);
+    // 250 clicks every 5 ms (50k/s), 20 times what the store takes.
+    for (let i = 0; i < pushed.length; i += 250) {
+      for (const h of pushed.slice(i, i + 250)) buf.push(h);
+      await sleep(5);
+    }
+    await buf.flush();
+    const m = buf.metrics();
+    expect(m.droppedEvents).toBe(0);
+    expect(m.spilledEvents).toBeGreaterThan(0);
+    expect(m.spilledEvents).toBe(m.spooledEvents);
+    expect(m.flushedEvents + m.spooledEvents).toBe(pushed.length);
+    const worker = new BackfillWorker({ spool, store, minBackoffMs: 10, maxBackoffMs: 50 });
+    expect(await worker.drainOnce()).toMatchObject({ insertedEvents: m.spooledEvents, failed: false });
+    expect(await store.countEvents(orgId)).toBe(pushed.length);
+    expect(await store.countPhysicalRows(orgId)).toBe(pushed.length);
+    await buf.close();
+    await spool.close();
+  });
+
   it('keeps the raw facts when enrichment fails', async () => {
     const orgId = newOrgId();
     const errors: string[] = [];

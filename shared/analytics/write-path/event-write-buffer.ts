@@ -3,10 +3,12 @@
 // object per click), sealed at maxBatch rows and handed to the EventBatchSaver (which enriches,
 // inserts or spools them) on size, on a timer and on close(), at most maxConcurrentFlushes at a
 // time. A batch the saver could neither insert nor spool is kept with its token and retried (on
-// the timer, flush and close only, so a failing spool is not hammered), so an event is lost only
-// when the memory bound (maxQueuedEvents, maxQueuedBytes) is exceeded, when it is pushed after
-// close(), or when it is still unsaved when close() gives up; each loss is counted in
-// droppedEvents by reason. close() returns once every queued hit is inserted or spooled.
+// the timer, flush and close only, so a failing spool is not hammered). A store that answers but
+// slower than hits come (every flush slot busy, half the memory bound held) gets the oldest
+// waiting batch spilled to the spool, one at a time, for the backfill to insert later. So an
+// event is lost only when the memory bound (maxQueuedEvents, maxQueuedBytes) is exceeded even so,
+// when it is pushed after close(), or when it is still unsaved when close() gives up; each loss is
+// counted in droppedEvents by reason. close() returns once every queued hit is inserted or spooled.
 import { HitBatch } from '../events/hit-batch.ts';
 import type { HitSink, HitSinkMetrics, RawHit } from '../events/raw-hit.ts';
 import { EventBatchSaver, type EventBatchSaverOptions, type PendingBatch } from './event-batch-saver.ts';
@@ -38,6 +40,8 @@ export interface WriteBufferMetrics extends HitSinkMetrics {
   flushedBatches: number;
   spooledEvents: number;
   spooledBatches: number;
+  /** Of spooledEvents, those spilled because the store was behind. */
+  spilledEvents: number;
   failedInserts: number;
   failedSpoolWrites: number;
   droppedEvents: number;
@@ -63,6 +67,8 @@ export class EventWriteBuffer implements HitSink {
   private unsavedRows = 0;
   private inFlight = new Set<Promise<void>>();
   private inFlightEvents = 0;
+  /** A waiting batch on its way straight to the spool (at most one); it takes no flush slot. */
+  private spilling = false;
   private timer: NodeJS.Timeout | null;
   private drainScheduled = false;
   private closing: Promise<WriteBufferMetrics> | null = null;
@@ -165,7 +171,7 @@ export class EventWriteBuffer implements HitSink {
   private drain(all: boolean, retryUnsaved: boolean): void {
     const retries = retryUnsaved ? this.unsaved.splice(0) : [];
     for (const r of retries) this.unsavedRows -= r.batch.rows;
-    while (this.inFlight.size < this.maxConcurrent) {
+    while (this.inFlight.size - (this.spilling ? 1 : 0) < this.maxConcurrent) {
       const retry = retries.shift();
       if (retry) {
         this.start(retry.batch.rows, () => this.saver.save(retry));
@@ -187,10 +193,28 @@ export class EventWriteBuffer implements HitSink {
       this.unsaved.unshift(...retries);
       for (const r of retries) this.unsavedRows += r.batch.rows;
     }
+    this.spillIfBehind();
+  }
+
+  /** Every slot busy and half the bound held: the oldest waiting batch goes to the spool now. */
+  private spillIfBehind(): void {
+    if (this.spilling || this.closing !== null || this.heldEvents() * 2 < this.maxQueued) return;
+    const hits = this.sealed.shift();
+    if (hits === undefined) return;
+    this.sealedRows -= hits.rows;
+    this.queuedBytes -= hits.bytes;
+    this.spilling = true;
+    this.start(
+      hits.rows,
+      () => this.saver.spillHits(hits),
+      () => {
+        this.spilling = false;
+      },
+    );
   }
 
   /** Runs one save in a flush slot; a batch it hands back (neither store nor spool took it) waits for a retry. */
-  private start(events: number, work: () => Promise<PendingBatch | null>): void {
+  private start(events: number, work: () => Promise<PendingBatch | null>, done?: () => void): void {
     this.inFlightEvents += events;
     const p: Promise<void> = work()
       .then((unsaved) => {
@@ -202,6 +226,7 @@ export class EventWriteBuffer implements HitSink {
       .finally(() => {
         this.inFlightEvents -= events;
         this.inFlight.delete(p);
+        done?.();
         if (this.sealed.length > 0) this.drain(false, false);
       });
     this.inFlight.add(p);
