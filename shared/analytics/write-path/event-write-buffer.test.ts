@@ -134,17 +134,17 @@ describe('EventWriteBuffer', () => {
   it('a store that is up but behind gets the oldest waiting batch spilled to the spool, and nothing is dropped', async () => {
     const orgId = newOrgId();
     const spool = await newSpool();
-    // The real store, answering each insert 200 ms late: 500-event batches, one slot, 2,500 events/s at most.
+    // The real store, answering each insert 500 ms late: 2,000-event batches, one slot, 4,000 events/s at most.
     const slow: EventInserter = {
       insert: (records, token) => store.insert(records, token),
-      insertBatch: async (batch, token) => (await sleep(200), store.insertBatch(batch, token)),
+      insertBatch: async (batch, token) => (await sleep(500), store.insertBatch(batch, token)),
     };
-    const buf = new EventWriteBuffer({ store: slow, enricher, spool, flushIntervalMs: 60_000, maxBatch: 500, maxQueuedEvents: 2000, maxConcurrentFlushes: 1 });
-    const pushed = hits(orgId, 10_000);
-    // 250 clicks every 5 ms (50k/s), 20 times what the store takes.
+    const buf = new EventWriteBuffer({ store: slow, enricher, spool, flushIntervalMs: 60_000, maxBatch: 2000, maxQueuedEvents: 10_000, maxConcurrentFlushes: 1 });
+    const pushed = hits(orgId, 20_000);
+    // 250 clicks every 10 ms (25k/s), six times what the store takes.
     for (let i = 0; i < pushed.length; i += 250) {
       for (const h of pushed.slice(i, i + 250)) buf.push(h);
-      await sleep(5);
+      await sleep(10);
     }
     await buf.flush();
     const m = buf.metrics();
