@@ -137,9 +137,20 @@ describe('EventWriteBuffer', () => {
     // The real store, answering each insert 500 ms late: 2,000-event batches, one slot, 4,000 events/s at most.
     const slow: EventInserter = {
       insert: (records, token) => store.insert(records, token),
-      insertBatch: async (batch, token) => (await sleep(500), store.insertBatch(batch, token)),
+      insertBatch: async (batch, token) => {
+        await sleep(500);
+        await store.insertBatch(batch, token);
+      },
     };
-    const buf = new EventWriteBuffer({ store: slow, enricher, spool, flushIntervalMs: 60_000, maxBatch: 2000, maxQueuedEvents: 10_000, maxConcurrentFlushes: 1 });
+    const buf = new EventWriteBuffer({
+      store: slow,
+      enricher,
+      spool,
+      flushIntervalMs: 60_000,
+      maxBatch: 2000,
+      maxQueuedEvents: 10_000,
+      maxConcurrentFlushes: 1,
+    });
     const pushed = hits(orgId, 20_000);
     // 250 clicks every 10 ms (25k/s), six times what the store takes.
     for (let i = 0; i < pushed.length; i += 250) {
