@@ -3,9 +3,20 @@
 // written by hand twice.
 import { z } from 'zod';
 import { analyticsEventSchema } from '../shared/analytics/events/analytics-event.ts';
-import { DEFAULT_EVENTS_LIMIT, EXPORT_FORMATS, MAX_EVENTS_LIMIT, MAX_RANGE_DAYS } from '../shared/analytics/reads/analytics-params.ts';
+import {
+  AGGREGATE_GROUPS,
+  AGGREGATE_INTERVALS,
+  DEFAULT_AGGREGATE_LIMIT,
+  DEFAULT_EVENTS_LIMIT,
+  EXPORT_FORMATS,
+  HOURLY_DEFAULT_MAX_DAYS,
+  MAX_AGGREGATE_LIMIT,
+  MAX_EVENTS_LIMIT,
+  MAX_RANGE_DAYS,
+} from '../shared/analytics/reads/analytics-params.ts';
+import { aggregateResponseSchema } from '../shared/analytics/reads/aggregate-response.ts';
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
-import { CLICK_SOURCES, EVENT_TYPES } from '../shared/analytics/events/event-schema.ts';
+import { CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES } from '../shared/analytics/events/event-schema.ts';
 import { API_ERROR_CODES, ERROR_CATALOG } from '../shared/errors/error-catalog.ts';
 import { BULK_MAX, saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
@@ -67,6 +78,32 @@ const EXPORT_PARAMETERS: Parameter[] = [
   ...EVENT_FILTERS,
 ];
 
+const AGGREGATES_PARAMETERS: Parameter[] = [
+  {
+    ...query('groupBy', 'time: a zero-filled series of local buckets; otherwise the top values of that dimension.', {
+      type: 'string',
+      enum: [...AGGREGATE_GROUPS],
+    }),
+    required: true,
+  },
+  { ...day('from', 'First'), required: true },
+  { ...day('to', 'Last (inclusive)'), required: true },
+  query('interval', `groupBy=time only: bucket size (week: ISO, Monday). Default hour when the range is ${HOURLY_DEFAULT_MAX_DAYS} days or less, else day.`, {
+    type: 'string',
+    enum: [...AGGREGATE_INTERVALS],
+  }),
+  query('limit', 'Dimensions only: how many top values.', { type: 'integer', minimum: 1, maximum: MAX_AGGREGATE_LIMIT, default: DEFAULT_AGGREGATE_LIMIT }),
+  query('shortCode', 'Only events of this link.', { type: 'string', minLength: 1 }),
+  query('clickSource', 'Only events of this click source (case-insensitive).', { type: 'string', enum: [...CLICK_SOURCES] }),
+  query('eventType', 'Only events of this type (case-insensitive; default CLICK).', { type: 'string', enum: [...EVENT_TYPES], default: 'CLICK' }),
+  query('countryCode', 'Only events from this country (ISO 3166 alpha-2, case-insensitive); an unknown code matches nothing.', {
+    type: 'string',
+    minLength: 1,
+  }),
+  query('deviceType', 'Only events of this device type (case-insensitive).', { type: 'string', enum: [...DEVICE_TYPES] }),
+  query('referrerDomain', 'Only events referred by this host (case-insensitive); an unknown host matches nothing.', { type: 'string', minLength: 1 }),
+];
+
 /** The document; `serverUrl` is the configured public address of the API (API_PUBLIC_URL), never a request's Host. */
 export function buildOpenApiDocument(serverUrl: string): object {
   return {
@@ -83,6 +120,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
         ErrorEnvelope: json(errorEnvelopeSchema),
         AnalyticsEvent: json(analyticsEventSchema),
         AnalyticsEventPage: json(eventPageSchema),
+        AnalyticsAggregates: json(aggregateResponseSchema),
       },
     },
     'x-error-codes': Object.fromEntries(API_ERROR_CODES.map((c) => [c, ERROR_CATALOG[c]])),
@@ -136,6 +174,15 @@ export function buildOpenApiDocument(serverUrl: string): object {
           security,
           parameters: EVENTS_PARAMETERS,
           responses: { ...ok('#/components/schemas/AnalyticsEventPage'), ...errorResponses(['VE001', 'SML006', ...COMMON]) },
+        },
+      },
+      '/link/external/v1/analytics/aggregates': {
+        get: {
+          operationId: 'getAnalyticsAggregates',
+          summary: "Counts of events in a range: a zero-filled time series in the organisation's time zone, or a dimension's top values.",
+          security,
+          parameters: AGGREGATES_PARAMETERS,
+          responses: { ...ok('#/components/schemas/AnalyticsAggregates'), ...errorResponses(['SML002', 'VE001', 'SML006', ...COMMON]) },
         },
       },
       '/link/external/v1/analytics/events/export': {

@@ -15,6 +15,11 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
     return { response: await deps.analytics.list(principal.org, request.query as Record<string, unknown>) };
   });
 
+  app.get('/link/external/v1/analytics/aggregates', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
+    const principal = principalOf(request);
+    return { response: await deps.analytics.aggregates(principal.org, request.query as Record<string, unknown>) };
+  });
+
   app.get(
     '/link/external/v1/analytics/events/export',
     { config: { auth: { scope: 'analytics:export', bucket: 'analytics_export' } } },

@@ -116,3 +116,44 @@ describe('analytics: scopes and rate limits', () => {
     expect(exp.body.errors![0]!.details).toMatchObject({ scope: 'analytics_export', limitPerMin: 1 });
   });
 });
+
+describe('analytics: aggregates', () => {
+  const aggregates = (org: Org, q: string) => org.client.get(`/link/external/v1/analytics/aggregates?${q}`);
+
+  it.each([
+    ['from=2026-01-01&to=2026-01-02', 'VE001', "Parameter 'groupBy' is required. Valid values: time, shortCode"],
+    ['from=2026-01-01&to=2026-01-02&groupBy=city', 'VE001', "Invalid value 'city' for parameter 'groupBy'. Valid values: time, shortCode"],
+    ['from=2026-01-01&to=2026-01-02&groupBy=time&interval=minute', 'VE001', 'Valid values: hour, day, week, month'],
+    ['from=2026-01-01&to=2026-07-06&groupBy=time', 'VE001', 'Date range cannot exceed 186 days. Requested range: 187 days.'],
+    ['from=2026-01-10&to=2026-01-02&groupBy=time', 'VE001', 'Invalid date range'],
+    ['groupBy=time', 'VE001', 'Aggregates require from and to parameters.'],
+    ['from=2026-01-01&to=2026-01-02&groupBy=countryCode&limit=101', 'SML002', 'limit: must be between 1 and 100'],
+    ['from=2026-01-01&to=2026-01-02&groupBy=countryCode&deviceType=WATCH', 'VE001', 'MOBILE, DESKTOP, TABLET'],
+  ])('%j → 400 %s', async (q, code, message) => {
+    const r = await aggregates(biz, q);
+    expect(r.status).toBe(400);
+    expect(r.body.errors![0]!.code).toBe(code);
+    expect(r.body.errors![0]!.message).toContain(message);
+  });
+
+  it('answers in the organisation’s time zone, zero-filled, echoing the dates; unknown values match nothing', async () => {
+    const r = await aggregates(biz, 'from=2026-03-29&to=2026-03-29&groupBy=time');
+    expect(r.status).toBe(200);
+    const response = r.body.response as { groupBy: string; interval: string; timeZone: string; from: string; to: string; total: number; data: unknown[] };
+    expect(response).toMatchObject({ groupBy: 'time', interval: 'hour', timeZone: 'Europe/Berlin', from: '2026-03-29', to: '2026-03-29', total: 0 });
+    expect(response.data).toHaveLength(23);
+    expect(response.data[2]).toEqual({ key: '2026-03-29T03:00:00+02:00', events: 0 });
+    const top = await aggregates(biz, 'from=2026-03-29&to=2026-03-29&groupBy=referrerDomain&countryCode=ZZ&referrerDomain=nowhere.example');
+    expect(top.body.response).toEqual({ groupBy: 'referrerDomain', timeZone: 'Europe/Berlin', from: '2026-03-29', to: '2026-03-29', total: 0, data: [] });
+  });
+
+  it('needs analytics:read and spends the analytics_events bucket', async () => {
+    const links = await fx.org('BUSINESS', { label: 'links only', scopes: 'links:read,links:write' });
+    expect((await aggregates(links, 'from=2026-01-01&to=2026-01-02&groupBy=time')).status).toBe(403);
+    const org = await fx.org('BUSINESS', { limits: ['--analytics-per-min', '1'] });
+    expect((await events(org, 'from=2026-01-01&to=2026-01-02')).status).toBe(200);
+    const limited = await aggregates(org, 'from=2026-01-01&to=2026-01-02&groupBy=time');
+    expect(limited.status).toBe(429);
+    expect(limited.body.errors![0]!.details).toMatchObject({ scope: 'analytics_events' });
+  });
+});

@@ -36,6 +36,7 @@ const BULK = '/link/external/v1/shortenedUrl/bulkSave';
 const LIST = '/link/external/v1/shortenedUrl';
 const EVENTS = '/link/external/v1/analytics/events';
 const EXPORT = '/link/external/v1/analytics/events/export';
+const AGGREGATES = '/link/external/v1/analytics/aggregates';
 const today = new Date().toISOString().slice(0, 10);
 
 let fx: ApiFixture;
@@ -112,6 +113,19 @@ describe('OpenAPI document as a contract', () => {
     expect(names(EVENTS)).toEqual(['afterEventId', 'clickSource', 'cursor', 'eventType', 'from', 'limit', 'shortCode', 'since', 'to']);
     expect(names(EXPORT)).toEqual(['clickSource', 'eventType', 'format', 'from', 'shortCode', 'to']);
     expect(names(LIST)).toEqual(['page', 'query', 'size']);
+    expect(names(AGGREGATES)).toEqual([
+      'clickSource',
+      'countryCode',
+      'deviceType',
+      'eventType',
+      'from',
+      'groupBy',
+      'interval',
+      'limit',
+      'referrerDomain',
+      'shortCode',
+      'to',
+    ]);
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values(ops)) {
         for (const status of ['429', '503']) {
@@ -170,6 +184,9 @@ describe('OpenAPI document as a contract', () => {
         bulkFirstFailureCode: 'SML002',
         listedTotal: 1,
         browsedHasMore: false,
+        aggregateTotal: 0,
+        firstBucketKey: expect.stringMatching(new RegExp(`^${today}T00:00:00[+-]\\d{2}:\\d{2}$`)),
+        topKeys: [],
       });
       expect(typeof result.csv).toBe('string');
       expect(String(result.rateLimitedRetryAfter)).toMatch(/^\d+$/);
@@ -214,6 +231,13 @@ describe('OpenAPI document as a contract', () => {
     conforms('get', EVENTS, await call(api, 'nope', 'GET', `${EVENTS}?${range}`));
     conforms('get', EVENTS, await call(api, writeOnly.key, 'GET', `${EVENTS}?${range}`));
 
+    conforms('get', AGGREGATES, await call(api, k, 'GET', `${AGGREGATES}?${range}&groupBy=time`));
+    conforms('get', AGGREGATES, await call(api, k, 'GET', `${AGGREGATES}?${range}&groupBy=shortCode&limit=100`));
+    conforms('get', AGGREGATES, await call(api, k, 'GET', `${AGGREGATES}?${range}&groupBy=browserName&limit=101`));
+    conforms('get', AGGREGATES, await call(api, k, 'GET', `${AGGREGATES}?${range}&groupBy=city`));
+    conforms('get', AGGREGATES, await call(api, 'nope', 'GET', `${AGGREGATES}?${range}&groupBy=time`));
+    conforms('get', AGGREGATES, await call(api, writeOnly.key, 'GET', `${AGGREGATES}?${range}&groupBy=time`));
+
     conforms('get', EXPORT, await call(api, k, 'GET', `${EXPORT}?${range}`));
     conforms('get', EXPORT, await call(api, k, 'GET', `${EXPORT}?${range}&format=csv`));
     conforms('get', EXPORT, await call(api, k, 'GET', EXPORT));
@@ -230,11 +254,18 @@ describe('OpenAPI document as a contract', () => {
     conforms('get', EVENTS, await call(api, starved.key, 'GET', `${EVENTS}?${range}`));
     await call(api, starved.key, 'GET', `${EXPORT}?${range}`);
     conforms('get', EXPORT, await call(api, starved.key, 'GET', `${EXPORT}?${range}`));
+    conforms('get', AGGREGATES, await call(api, starved.key, 'GET', `${AGGREGATES}?${range}&groupBy=time`));
 
     // ClickHouse unreachable: analytics reads answer 503 SML006 with Retry-After.
     const outage = await down.org('BUSINESS');
     conforms('get', EVENTS, await call(down.svc.api, outage.key, 'GET', `${EVENTS}?${range}`));
     conforms('get', EXPORT, await call(down.svc.api, outage.key, 'GET', `${EXPORT}?${range}`));
+    const started = Date.now();
+    const unavailable = await call(down.svc.api, outage.key, 'GET', `${AGGREGATES}?${range}&groupBy=time`);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.headers.get('retry-after')).toBe('1');
+    conforms('get', AGGREGATES, unavailable);
 
     const declared = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops).flatMap(([method, op]) =>

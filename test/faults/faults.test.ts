@@ -121,7 +121,12 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     const started = Date.now();
     const read = await client.get('/link/external/v1/analytics/events?since=2020-01-01T00:00:00Z&limit=5');
     const readMs = Date.now() - started;
-    await sleep(4_500);
+    const aggStarted = Date.now();
+    const aggregates = await client.get(
+      `/link/external/v1/analytics/aggregates?groupBy=time&from=${new Date().toISOString().slice(0, 10)}&to=${new Date().toISOString().slice(0, 10)}`,
+    );
+    const aggregatesMs = Date.now() - aggStarted;
+    await sleep(4_000);
     await ch.start();
     const result = await load;
     expect(read.status).toBe(503);
@@ -132,6 +137,9 @@ describe('faults under load: nothing unanswered, nothing lost, nothing doubled',
     });
     expect(read.headers.get('retry-after')).toBe('1');
     expect(readMs).toBeLessThan(1_000);
+    expect(aggregates.status).toBe(503);
+    expect(aggregates.body.errors?.[0]).toMatchObject({ code: 'SML006' });
+    expect(aggregatesMs).toBeLessThan(1_000);
     expect(result.connect).toBe(0);
     await check(`ClickHouse down 5 s (analytics read during it: 503 SML006 in ${readMs} ms)`, code, result);
   }, 120_000);

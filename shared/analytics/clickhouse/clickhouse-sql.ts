@@ -215,6 +215,50 @@ export function exportLinesSql(f: FilterFlags, format: 'json' | 'csv'): string {
   return `SELECT ${line} AS line${EXPORT_FROM(f)}`;
 }
 
+export interface AggregateFilterFlags extends FilterFlags {
+  countryCode: boolean;
+  deviceType: boolean;
+  referrerDomain: boolean;
+}
+
+function aggregateFilterClauses(f: AggregateFilterFlags): string {
+  return (
+    filterClauses(f) +
+    [
+      f.countryCode ? '\n  AND country_code = {countryCode:String}' : '',
+      f.deviceType ? '\n  AND device_type = {deviceType:String}' : '',
+      f.referrerDomain ? '\n  AND referrer_domain = {referrerDomain:String}' : '',
+    ].join('')
+  );
+}
+
+const AGGREGATE_FROM = (f: AggregateFilterFlags): string => `
+FROM ${EVENTS_TABLE} FINAL
+WHERE org_id = {orgId:String}${CREATED_IN_RANGE}${aggregateFilterClauses(f)}`;
+
+/**
+ * Events per time slot over raw events: `slot` is the slot's start in seconds since the epoch,
+ * slots of {slotSeconds} counted from {fromMicros} (a slot boundary). Params: orgId, fromMicros,
+ * toMicros, fromSeconds, slotSeconds and the set filters.
+ */
+export function aggregateSlotsSql(f: AggregateFilterFlags): string {
+  return `SELECT toString({fromSeconds:Int64} + intDiv(toUnixTimestamp64Micro(created_at) - {fromMicros:Int64}, {slotSeconds:UInt32} * 1000000) * {slotSeconds:UInt32}) AS slot,
+  toString(count()) AS events${AGGREGATE_FROM(f)}
+GROUP BY slot${READ_SETTINGS}`;
+}
+
+/**
+ * The top values of one dimension column over raw events, with the range's total (a window over
+ * every group, computed before the LIMIT). Params as aggregateSlotsSql without the slot, plus limit.
+ */
+export function aggregateTopSql(column: string, f: AggregateFilterFlags): string {
+  return `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
+  SELECT CAST(${column} AS Nullable(String)) AS key, count() AS n${AGGREGATE_FROM(f)}
+  GROUP BY key)
+ORDER BY n DESC, key ASC NULLS LAST
+LIMIT {limit:UInt32}${READ_SETTINGS}`;
+}
+
 /** Visible (deduplicated) events of one organisation. Params: orgId. */
 export const COUNT_EVENTS_SQL = `SELECT toString(count()) AS n FROM ${EVENTS_TABLE} FINAL WHERE org_id = {orgId:String}${READ_SETTINGS}`;
 

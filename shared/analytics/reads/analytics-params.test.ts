@@ -2,7 +2,7 @@
 // verbatim messages, range arithmetic in inclusive days, enum and limit bounds, timestamp forms.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors/app-error.ts';
-import { parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
+import { parseAggregatesQuery, parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
 import { encodeBrowseCursor } from './browse-cursor.ts';
 
 function errorOf(result: unknown): { code: string; message: string } {
@@ -181,5 +181,66 @@ describe('parseExportQuery', () => {
     expect(errorOf(parseExportQuery({}))).toEqual(ve('Export requires from and to parameters.'));
     expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', limit: '10' })).code).toBe('VE001');
     expect(errorOf(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', cursor: 'abc' })).code).toBe('VE001');
+  });
+});
+
+describe('parseAggregatesQuery', () => {
+  const range = { from: '2026-01-01', to: '2026-01-31' };
+  const filters = { shortCode: null, clickSource: null, eventType: 'CLICK', countryCode: null, deviceType: null, referrerDomain: null };
+
+  it('groupBy time: interval defaults to hour up to 2 inclusive days, else day; eventType defaults to CLICK', () => {
+    expect(parseAggregatesQuery({ ...range, groupBy: 'time' })).toEqual({
+      mode: 'aggregates',
+      ...range,
+      groupBy: 'time',
+      interval: 'day',
+      limit: null,
+      filters,
+    });
+    expect(parseAggregatesQuery({ from: '2026-01-01', to: '2026-01-02', groupBy: 'time' })).toMatchObject({ interval: 'hour' });
+    expect(parseAggregatesQuery({ from: '2026-01-01', to: '2026-01-01', groupBy: 'time' })).toMatchObject({ interval: 'hour' });
+    expect(parseAggregatesQuery({ from: '2026-01-01', to: '2026-01-03', groupBy: 'time' })).toMatchObject({ interval: 'day' });
+    expect(parseAggregatesQuery({ ...range, groupBy: 'TIME', interval: 'Week' })).toMatchObject({ groupBy: 'time', interval: 'week' });
+  });
+
+  it('dimensions: limit defaults to 10, at most 100 (SML002); filters normalised', () => {
+    expect(parseAggregatesQuery({ ...range, groupBy: 'countryCode' })).toMatchObject({ groupBy: 'countryCode', interval: null, limit: 10 });
+    expect(parseAggregatesQuery({ ...range, groupBy: 'utmSource', limit: '100' })).toMatchObject({ limit: 100 });
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'utmSource', limit: '101' }))).toEqual({
+      code: 'SML002',
+      message: 'limit: must be between 1 and 100',
+    });
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'utmSource', limit: '0' })).code).toBe('SML002');
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'utmSource', limit: 'ten' })).code).toBe('VE001');
+    expect(
+      parseAggregatesQuery({ ...range, groupBy: 'osName', countryCode: 'de', deviceType: 'mobile', referrerDomain: 'T.co', eventType: 'metadata_preview' }),
+    ).toMatchObject({ filters: { countryCode: 'DE', deviceType: 'MOBILE', referrerDomain: 't.co', eventType: 'METADATA_PREVIEW' } });
+  });
+
+  it('a missing or bad groupBy, a bad interval or enum filter → VE001 listing the valid values', () => {
+    const groups = 'time, shortCode, countryCode, deviceType, browserName, osName, referrerDomain, clickSource, utmSource, utmMedium, utmCampaign';
+    expect(errorOf(parseAggregatesQuery(range))).toEqual(ve(`Parameter 'groupBy' is required. Valid values: ${groups}`));
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'city' }))).toEqual(ve(`Invalid value 'city' for parameter 'groupBy'. Valid values: ${groups}`));
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', interval: 'minute' }))).toEqual(
+      ve("Invalid value 'minute' for parameter 'interval'. Valid values: hour, day, week, month"),
+    );
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', deviceType: 'WATCH' }))).toEqual(
+      ve("Invalid value 'WATCH' for enum DeviceType. Valid values: MOBILE, DESKTOP, TABLET"),
+    );
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', clickSource: 'X' })).code).toBe('VE001');
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'countryCode', interval: 'day' })).code).toBe('VE001');
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', limit: '5' })).code).toBe('VE001');
+  });
+
+  it('range errors are Browse’s', () => {
+    for (const q of [
+      { from: '2026-01-01', to: '2026-07-06' },
+      { from: '2026-01-10', to: '2026-01-02' },
+      { from: '2026-02-30', to: '2026-03-01' },
+    ]) {
+      expect(errorOf(parseAggregatesQuery({ ...q, groupBy: 'time' }))).toEqual(errorOf(parseEventsQuery(q)));
+    }
+    expect(errorOf(parseAggregatesQuery({ groupBy: 'time', from: '2026-01-01' })).code).toBe('VE001');
+    expect(errorOf(parseAggregatesQuery({ groupBy: 'time', since: '2026-01-01T00:00:00Z' })).code).toBe('VE001');
   });
 });

@@ -15,7 +15,7 @@ import { validationFailed } from '../../errors/domain-errors.ts';
 import { isStorableMicros, parseInstantMicros, STORABLE_RANGE_TEXT } from '../../time/instant.ts';
 import { decodeBrowseCursor, isUuid, type BrowsePosition } from './browse-cursor.ts';
 import { inclusiveDayCount, parseCalendarDate } from './local-day-range.ts';
-import { CLICK_SOURCES, EVENT_TYPES, type ClickSource, type EventType } from '../events/event-schema.ts';
+import { CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES, type ClickSource, type DeviceType, type EventType } from '../events/event-schema.ts';
 
 export const DEFAULT_EVENTS_LIMIT = 100;
 export const MAX_EVENTS_LIMIT = 5000;
@@ -185,6 +185,99 @@ function run<T>(f: () => T): T | AppError {
     if (err instanceof Invalid) return err.error;
     throw err;
   }
+}
+
+export const AGGREGATE_DIMENSIONS = [
+  'shortCode',
+  'countryCode',
+  'deviceType',
+  'browserName',
+  'osName',
+  'referrerDomain',
+  'clickSource',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+] as const;
+export type AggregateDimension = (typeof AGGREGATE_DIMENSIONS)[number];
+export const AGGREGATE_GROUPS = ['time', ...AGGREGATE_DIMENSIONS] as const;
+export type AggregateGroup = (typeof AGGREGATE_GROUPS)[number];
+export const AGGREGATE_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+export type AggregateInterval = (typeof AGGREGATE_INTERVALS)[number];
+export const DEFAULT_AGGREGATE_LIMIT = 10;
+export const MAX_AGGREGATE_LIMIT = 100;
+/** Ranges of at most this many inclusive days default to hourly buckets, longer ones to daily. */
+export const HOURLY_DEFAULT_MAX_DAYS = 2;
+
+export interface AggregateFilters extends EventFilters {
+  /** Never null: aggregates count clicks unless asked otherwise. */
+  eventType: EventType;
+  countryCode: string | null;
+  deviceType: DeviceType | null;
+  referrerDomain: string | null;
+}
+
+export interface AggregatesRequest {
+  mode: 'aggregates';
+  from: string;
+  to: string;
+  groupBy: AggregateGroup;
+  /** Set for groupBy=time only. */
+  interval: AggregateInterval | null;
+  /** Set for the dimensions only. */
+  limit: number | null;
+  filters: AggregateFilters;
+}
+
+function choice<T extends string>(raw: string | undefined, name: string, valid: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined;
+  const hit = valid.find((v) => v.toLowerCase() === raw.toLowerCase());
+  if (hit === undefined) throw new Invalid(validationFailed(`Invalid value '${raw}' for parameter '${name}'. Valid values: ${valid.join(', ')}`));
+  return hit;
+}
+
+function aggregateLimit(q: RawQuery): number {
+  const raw = single(q, 'limit');
+  if (raw === undefined) return DEFAULT_AGGREGATE_LIMIT;
+  if (!/^[+-]?\d{1,12}$/.test(raw.trim())) throw new Invalid(validationFailed(`Invalid value '${raw}' for parameter 'limit'. Expected an integer.`));
+  const n = Number(raw.trim());
+  if (n < 1 || n > MAX_AGGREGATE_LIMIT) throw new Invalid(new AppError('SML002', `limit: must be between 1 and ${MAX_AGGREGATE_LIMIT}`));
+  return n;
+}
+
+function parseAggregates(q: RawQuery): AggregatesRequest {
+  refuse(q, 'since', 'since is not allowed on aggregates; use from/to');
+  refuse(q, 'afterEventId', 'afterEventId is not allowed on aggregates; use from/to');
+  refuse(q, 'cursor', 'cursor is not allowed on aggregates; the answer holds the whole range');
+  refuse(q, 'format', "Parameter 'format' is only allowed on the export endpoint.");
+  const rawGroup = single(q, 'groupBy');
+  if (rawGroup === undefined) throw new Invalid(validationFailed(`Parameter 'groupBy' is required. Valid values: ${AGGREGATE_GROUPS.join(', ')}`));
+  const groupBy = choice(rawGroup, 'groupBy', AGGREGATE_GROUPS) as AggregateGroup;
+  const from = single(q, 'from');
+  const to = single(q, 'to');
+  if (from === undefined || to === undefined) throw new Invalid(validationFailed('Aggregates require from and to parameters.'));
+  const range = dateRange(from, to);
+  const base = filters(q);
+  const agg: AggregateFilters = {
+    ...base,
+    eventType: base.eventType ?? 'CLICK',
+    countryCode: single(q, 'countryCode')?.toUpperCase() ?? null,
+    deviceType: enumValue(single(q, 'deviceType'), 'DeviceType', DEVICE_TYPES),
+    referrerDomain: single(q, 'referrerDomain')?.toLowerCase() ?? null,
+  };
+  if (groupBy === 'time') {
+    refuse(q, 'limit', 'limit applies to the dimensions, not to groupBy=time (every bucket is answered)');
+    const interval =
+      choice(single(q, 'interval'), 'interval', AGGREGATE_INTERVALS) ?? (inclusiveDayCount(range.from, range.to) <= HOURLY_DEFAULT_MAX_DAYS ? 'hour' : 'day');
+    return { mode: 'aggregates', ...range, groupBy, interval, limit: null, filters: agg };
+  }
+  refuse(q, 'interval', 'interval applies to groupBy=time only');
+  return { mode: 'aggregates', ...range, groupBy, interval: null, limit: aggregateLimit(q), filters: agg };
+}
+
+/** GET /analytics/aggregates: an aggregates request, or the AppError to answer with. */
+export function parseAggregatesQuery(q: RawQuery): AggregatesRequest | AppError {
+  return run(() => parseAggregates(q));
 }
 
 /** GET /analytics/events: a browse or sync request, or the AppError to answer with. */

@@ -2,6 +2,7 @@
 // validation (spec messages verbatim) happens behind it, and an export is a stream, never a
 // buffered file.
 import type { Organization } from '../../orgs/organization.ts';
+import type { AggregateResponse } from './aggregate-response.ts';
 
 export interface ExportStream {
   contentType: string;
@@ -14,4 +15,6 @@ export interface AnalyticsReads {
   /** Browse or sync page: the `response` payload of GET /analytics/events. */
   list(org: Organization, query: Record<string, unknown>): Promise<object>;
   export(org: Organization, query: Record<string, unknown>): Promise<ExportStream>;
+  /** The `response` payload of GET /analytics/aggregates. */
+  aggregates(org: Organization, query: Record<string, unknown>): Promise<AggregateResponse>;
 }

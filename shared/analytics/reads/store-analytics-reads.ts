@@ -3,7 +3,7 @@
 // organisation's reporting time zone. Nothing is buffered: an export is the store's stream (its
 // first chunk is read before answering). A store that cannot be reached (connection refused,
 // reset or timed out) is 503 SML006 with Retry-After, never a 500.
-import { parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
+import { parseAggregatesQuery, parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { exportContentType, exportFileName } from './event-export.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -44,6 +44,11 @@ export function storeAnalyticsReads(store: AnalyticsStore): AnalyticsReads {
       const req = parseEventsQuery(query as RawQuery);
       if (req instanceof AppError) throw req;
       return reading(() => (req.mode === 'browse' ? store.browse(org.id, org.timezone, req) : store.sync(org.id, req)));
+    },
+    aggregates: async (org, query) => {
+      const req = parseAggregatesQuery(query as RawQuery);
+      if (req instanceof AppError) throw req;
+      return reading(() => store.aggregate(org.id, org.timezone, req));
     },
     export: async (org, query) => {
       const req = parseExportQuery(query as RawQuery);

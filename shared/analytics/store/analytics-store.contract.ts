@@ -10,6 +10,7 @@ import { neutraliseFormula } from '../reads/csv-formula-guard.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { AnalyticsStore } from './analytics-store.ts';
+import { aggregatesCases } from './aggregates.contract.ts';
 import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport } from '../clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
@@ -584,6 +585,8 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       expect(results.slice(0, 3).map((t) => (typeof t === 'string' ? t.split('\n').length - 1 : -1))).toEqual([3000, 3000, 3000]);
       expect(results[3]).toBe(3000);
     });
+
+    aggregatesCases(() => store);
 
     it('answers ping', async () => {
       expect(await store.ping()).toBe(true);

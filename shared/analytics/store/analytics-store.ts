@@ -23,9 +23,15 @@ import { batchFromRecords, type EventBatch } from '../events/event-batch.ts';
 import { encodeEventBlockByColumn } from '../clickhouse/event-native-block.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
-import type { BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
+import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
+import type { AggregateResponse } from '../reads/aggregate-response.ts';
+import { bucketSlots, timeBuckets } from '../reads/time-buckets.ts';
+import { EVENT_FIELDS } from '../events/event-schema.ts';
 import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
 import {
+  aggregateSlotsSql,
+  aggregateTopSql,
+  type AggregateFilterFlags,
   browseSql,
   COUNT_EVENTS_SQL,
   COUNT_PHYSICAL_ROWS_SQL,
@@ -65,6 +71,19 @@ export function filterParams(f: EventFilters): Record<string, string> {
 /** Which filters are set: selects the WHERE clauses of the store's SQL. */
 export function filterFlags(f: EventFilters): { shortCode: boolean; clickSource: boolean; eventType: boolean } {
   return { shortCode: f.shortCode !== null, clickSource: f.clickSource !== null, eventType: f.eventType !== null };
+}
+
+/** Query parameters of the set aggregate filters (eventType always set). */
+export function aggregateFilterParams(f: AggregateFilters): Record<string, string> {
+  const p = filterParams(f);
+  if (f.countryCode !== null) p.countryCode = f.countryCode;
+  if (f.deviceType !== null) p.deviceType = f.deviceType;
+  if (f.referrerDomain !== null) p.referrerDomain = f.referrerDomain;
+  return p;
+}
+
+export function aggregateFilterFlags(f: AggregateFilters): AggregateFilterFlags {
+  return { ...filterFlags(f), countryCode: f.countryCode !== null, deviceType: f.deviceType !== null, referrerDomain: f.referrerDomain !== null };
 }
 
 export class AnalyticsStore {
@@ -162,6 +181,42 @@ export class AnalyticsStore {
     const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
     const params: QueryParams = { orgId, fromMicros: fromMicros.toString(), toMicros: toMicros.toString(), ...filterParams(req.filters) };
     return exportBytes(this.transport.streamBytes(exportLinesSql(filterFlags(req.filters), req.format), params, EXPORT_LINES_FORMAT), req.format);
+  }
+
+  /**
+   * Aggregates of the range in the organisation's time zone: a zero-filled series of local
+   * buckets (the engine counts per slot, the buckets are summed here), or one dimension's top
+   * values with the range's total.
+   */
+  async aggregate(orgId: string, timeZone: string, req: AggregatesRequest): Promise<AggregateResponse> {
+    const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
+    const params: Record<string, string | number> = {
+      orgId,
+      fromMicros: fromMicros.toString(),
+      toMicros: toMicros.toString(),
+      ...aggregateFilterParams(req.filters),
+    };
+    const flags = aggregateFilterFlags(req.filters);
+    const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to };
+    if (req.groupBy === 'time') {
+      const interval = req.interval ?? 'day';
+      const buckets = timeBuckets(req.from, req.to, timeZone, interval);
+      params.fromSeconds = buckets.fromSeconds;
+      params.slotSeconds = buckets.slotSeconds;
+      const rows = await this.transport.queryRows<{ slot: string; events: string }>(aggregateSlotsSql(flags), params);
+      const counts = bucketSlots(
+        buckets,
+        rows.map((r) => ({ slot: Number(r.slot), events: Number(r.events) })),
+      );
+      const data = buckets.keys.map((key, i) => ({ key, events: counts[i] ?? 0 }));
+      return { groupBy: req.groupBy, interval, timeZone, from: req.from, to: req.to, total: data.reduce((n, b) => n + b.events, 0), data };
+    }
+    params.limit = req.limit ?? 10;
+    const rows = await this.transport.queryRows<{ key: string | null; events: string; total: string }>(
+      aggregateTopSql(EVENT_FIELDS[req.groupBy].column, flags),
+      params,
+    );
+    return { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) };
   }
 
   /** Visible events of an organisation (duplicates collapsed). */

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { openChdbStore } from '../../../test/support/analytics-stores.ts';
+import { aggregateCounts, allEqual } from '../../../test/support/aggregate-checks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../events/analytics-event.ts';
 import type { EventBatch } from '../events/event-batch.ts';
@@ -241,6 +242,7 @@ describe('store outage → spool → backfill', () => {
     expect(await worker.drainOnce()).toEqual({ insertedBatches: 0, insertedEvents: 0, failed: false });
     expect(await store.countEvents(orgId)).toBe(pushed.length);
     expect(await store.countPhysicalRows(orgId)).toBe(pushed.length);
+    expect(await aggregateCounts(store, orgId)).toEqual(allEqual(pushed.length));
     await buf.close();
     await spool.close();
   });
@@ -267,6 +269,7 @@ describe('store outage → spool → backfill', () => {
     expect(await worker.drainOnce()).toMatchObject({ insertedEvents: 250, failed: false });
     expect(await store.countPhysicalRows(orgId)).toBe(250); // the retry was dropped by its token
     expect(await store.countEvents(orgId)).toBe(250);
+    expect(await aggregateCounts(store, orgId)).toEqual(allEqual(250));
   });
 
   it('keeps a batch the spool refused and retries it on the next tick', async () => {

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHttpStore } from '../../../test/support/analytics-stores.ts';
+import { aggregateCounts, allEqual } from '../../../test/support/aggregate-checks.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROME_WINDOWS_UA, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
@@ -77,6 +78,7 @@ describe.skipIf(!redisUrl)('production ingest: HTTP ClickHouse + Redis stream sp
     await worker.stop();
     expect(await store.countEvents(orgId)).toBe(1500);
     expect(await store.countPhysicalRows(orgId)).toBe(1500);
+    expect(await aggregateCounts(store, orgId)).toEqual(allEqual(1500));
 
     await sleep(50);
     const seen = new Set<string>();

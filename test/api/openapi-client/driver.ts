@@ -17,6 +17,9 @@ export interface DriverResult {
   csv: string;
   saveErrorCode: string;
   rateLimitedRetryAfter: string | null;
+  aggregateTotal: number;
+  firstBucketKey: string | null;
+  topKeys: (string | null)[];
 }
 
 export async function drive(baseUrl: string, key: string, today: string): Promise<DriverResult> {
@@ -60,6 +63,18 @@ export async function drive(baseUrl: string, key: string, today: string): Promis
     await client.GET('/link/external/v1/analytics/events', { params: { query: { since: nextSince, afterEventId: after } } });
   }
 
+  const series = await client.GET('/link/external/v1/analytics/aggregates', {
+    params: { query: { groupBy: 'time', from: today, to: today, interval: 'hour', eventType: 'CLICK', shortCode: savedShortCode } },
+  });
+  if (series.data === undefined) throw new Error(`aggregates failed: ${JSON.stringify(series.error)}`);
+  const aggregateTotal: number = series.data.response.total;
+  const firstBucketKey: string | null = series.data.response.data[0]?.key ?? null;
+  const top = await client.GET('/link/external/v1/analytics/aggregates', {
+    params: { query: { groupBy: 'countryCode', from: today, to: today, limit: 5, deviceType: 'DESKTOP', countryCode: 'DE', referrerDomain: 'example.com' } },
+  });
+  if (top.data === undefined) throw new Error(`aggregates failed: ${JSON.stringify(top.error)}`);
+  const topKeys: (string | null)[] = top.data.response.data.map((x) => x.key);
+
   const ndjson = await client.GET('/link/external/v1/analytics/events/export', { params: { query: { from: today, to: today } }, parseAs: 'text' });
   const csv = await client.GET('/link/external/v1/analytics/events/export', { params: { query: { from: today, to: today, format: 'csv' } }, parseAs: 'text' });
   // An empty export has an empty body, which the client reads as no data.
@@ -73,6 +88,9 @@ export async function drive(baseUrl: string, key: string, today: string): Promis
   }
 
   return {
+    aggregateTotal,
+    firstBucketKey,
+    topKeys,
     savedShortCode,
     bulkSuccess: bulk.data.response.bulkSaveSummary.successCount,
     bulkFirstFailureCode,

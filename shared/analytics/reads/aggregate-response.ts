@@ -1,0 +1,24 @@
+// Invariant: the `response` payload of GET /analytics/aggregates is exactly this schema; the
+// OpenAPI document and the TypeScript type are both derived from it. `interval` is present for
+// groupBy=time only.
+import { z } from 'zod';
+import { AGGREGATE_GROUPS, AGGREGATE_INTERVALS } from './analytics-params.ts';
+
+export const aggregateResponseSchema = z.strictObject({
+  groupBy: z.enum(AGGREGATE_GROUPS),
+  /** groupBy=time only: the bucket size. */
+  interval: z.enum(AGGREGATE_INTERVALS).optional(),
+  /** The organisation's reporting time zone (IANA name) the range and buckets are cut in. */
+  timeZone: z.string(),
+  from: z.string(),
+  to: z.string(),
+  /** Events in the range after the filters. */
+  total: z.number().int().min(0),
+  /**
+   * time: every bucket of the range in order, zero-filled, `key` its local start with UTC offset.
+   * Otherwise: the top values by events (descending, then key); `key: null` for an unknown value.
+   */
+  data: z.array(z.strictObject({ key: z.string().nullable(), events: z.number().int().min(0) })),
+});
+
+export type AggregateResponse = z.infer<typeof aggregateResponseSchema>;
