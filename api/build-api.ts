@@ -2,14 +2,17 @@
 // envelope on every answer, no stack trace to a client. Health and the OpenAPI document need no
 // key; every other route is authorised when its request arrives, before its body is read, and
 // no NUL character in a query or body reaches a route. A client that has not sent its headers
-// within HEADERS_TIMEOUT_MS, or its whole request within REQUEST_TIMEOUT_MS, is disconnected.
+// within HEADERS_TIMEOUT_MS, or its whole request within REQUEST_TIMEOUT_MS, is answered 408 and
+// disconnected; every answer that closes its connection closes it lingering (client-errors.ts).
 // Each request has a random id: in every log line about it (reqId) and in its X-Request-Id header.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
+import { lingerOnServerClose } from '../shared/net/lingering-close.ts';
 import { fastifyTrustProxy, NO_PROXY } from '../shared/net/trusted-proxies.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { installAuthorization } from './authorize.ts';
+import { answerClientError } from './client-errors.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installNulGuard } from './nul-guard.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
@@ -44,7 +47,11 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // The same TRUST_PROXY the redirector uses: request.ip is the nearest untrusted address.
     trustProxy: fastifyTrustProxy(deps.trustProxy ?? NO_PROXY),
+    // Refusals of node:http (408, 431, 413, 400) in the envelope, closed lingering.
+    clientErrorHandler: answerClientError,
   });
+  // An answer that closes its connection (a body left unread) lets the client read it first.
+  lingerOnServerClose(app.server);
   installErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

@@ -15,6 +15,7 @@ import { createRedirectorServer, type RedirectorServer } from './create-redirect
 import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
 import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { send, until } from '../test/support/http-request.ts';
+import { bigHeaderRequest, headerFlood, rawRequest } from '../test/support/refused-requests.ts';
 import { seedApp, seedDomain, seedLink, seedOrg } from '../test/support/seed.ts';
 import { OutboxRelay } from '../shared/bus/outbox-relay.ts';
 import { addDomain } from '../shared/domains/domain-repository.ts';
@@ -498,6 +499,19 @@ describe('header bounds', () => {
     expect(sink.hits).toHaveLength(0);
     // 8 KiB exactly is still read.
     expect((await get(`/${shortCode}`, { headers: { 'user-agent': big.slice(1) } })).status).toBe(302);
+  });
+
+  it('1,000 requests with 100 KB of distinct Host or User-Agent each read a whole 431, and one with a 2 MB body following reads it too', async () => {
+    const { failures, bodies } = await headerFlood(port, { tries: 1_000, concurrency: 16, size: 100 * 1024, expected: 431 });
+    expect(failures.map((f) => `${f.status} ${f.error}`)).toEqual([]);
+    expect([...bodies].map((b) => JSON.parse(b))).toEqual([TOO_LARGE]);
+    const body = Buffer.alloc(2_000_000, 'b');
+    for (let i = 0; i < 50; i++) {
+      const a = await rawRequest(port, bigHeaderRequest(i, 100 * 1024).replace('\r\n\r\n', `\r\nContent-Length: ${body.length}\r\n\r\n`), body);
+      expect(a.status, `try ${i}: ${a.error}`).toBe(431);
+      expect(a.complete).toBe(true);
+    }
+    expect(sink.hits).toHaveLength(0);
   });
 
   it('User-Agent is cut to 512 characters and Referer to 2,048 before they are recorded', async () => {
