@@ -4,7 +4,8 @@
 // only: here it is an unknown code). A handler copies the request facts (uws-request-facts.ts),
 // asks the RedirectService for the answer, and writes it (answer-writers.ts): at once, inside the
 // handler (uWS corks it), when every entity is cached; otherwise inside cork() once it is
-// decided, unless the client hung up. drain() is drain.ts's.
+// decided, unless the client hung up. A 431 waits for the body the request announced
+// (lingering-answer.ts). drain() is drain.ts's.
 import type uWS from 'uWebSockets.js';
 import { probeListenError } from '../shared/runtime/listen-failure.ts';
 import { isValidShortCode } from '../shared/links/short-code.ts';
@@ -12,6 +13,7 @@ import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { AnswerWriters } from './answer-writers.ts';
 import type { Decision, Route } from './decide-redirect.ts';
 import { Drain } from './drain.ts';
+import { answerAfterBody } from './lingering-answer.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import type { QrRenderer } from './qr-renderer.ts';
 import type { RedirectService } from './redirect-service.ts';
@@ -72,7 +74,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
   function handleRoute(res: uWS.HttpResponse, req: uWS.HttpRequest, method: Method, qrFormat: 'svg' | 'png' | null): void {
     const f = facts.read(res, req, method);
     if (f === null) {
-      writers.headersTooLarge(res, method);
+      answerAfterBody(res, req, () => writers.headersTooLarge(res, method));
       return;
     }
     const code = req.getParameter(0);
@@ -126,7 +128,7 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       '/*',
       guarded(method, (res, req) => {
         const f = facts.read(res, req, method);
-        if (f === null) writers.headersTooLarge(res, method);
+        if (f === null) answerAfterBody(res, req, () => writers.headersTooLarge(res, method));
         else writers.decision(res, service.answerMissing(req.getUrl().slice(1, MISSING_PATH_CHARS + 1), f, Date.now()), f);
       }),
     );

@@ -14,24 +14,52 @@ export interface RawAnswer {
   complete: boolean;
 }
 
-/** Sends `head`, then `body` (if any, after `bodyDelayMs`), and reads until the server closes. */
-export function rawRequest(port: number, head: string, body: Buffer | null = null, bodyDelayMs = 0): Promise<RawAnswer> {
+export interface SendOptions {
+  /** Wait this long after the headers before the body. */
+  delayMs?: number;
+  /** Send the body again every this many ms until `totalBytes` were sent or the connection closed. */
+  repeatEveryMs?: number;
+  totalBytes?: number;
+  /** Keep sending after the server's FIN, as a client uploading a body does, and end after the body. */
+  halfOpen?: boolean;
+}
+
+/** Sends `head`, then `body` (if any) as `o` says, and reads until the server closes. */
+export function rawRequest(port: number, head: string, body: Buffer | null = null, o: SendOptions = {}): Promise<RawAnswer> {
   return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
+    const s = connect({ port, host: '127.0.0.1', allowHalfOpen: o.halfOpen ?? false });
     const chunks: Buffer[] = [];
     let error: string | null = null;
     s.on('data', (d: Buffer) => chunks.push(d));
     s.on('error', (e: NodeJS.ErrnoException) => {
       error = e.code ?? e.message;
     });
-    s.on('close', () => resolve({ ...parseAnswer(Buffer.concat(chunks).toString('latin1')), error }));
+    let dripping: NodeJS.Timeout | undefined;
+    s.on('close', () => {
+      clearInterval(dripping);
+      resolve({ ...parseAnswer(Buffer.concat(chunks).toString('latin1')), error });
+    });
     s.write(head);
     if (body === null) return;
+    const total = o.totalBytes ?? body.length;
+    let sent = 0;
     const send = (): void => {
-      if (s.writable) s.write(body, () => {});
+      if (s.destroyed || s.writableEnded) {
+        clearInterval(dripping);
+        return;
+      }
+      s.write(body, () => {});
+      sent += body.length;
+      if (sent < total) return;
+      clearInterval(dripping);
+      if (o.halfOpen) s.end();
     };
-    if (bodyDelayMs > 0) setTimeout(send, bodyDelayMs);
-    else send();
+    const start = (): void => {
+      send();
+      if (o.repeatEveryMs !== undefined && sent < total) dripping = setInterval(send, o.repeatEveryMs);
+    };
+    if ((o.delayMs ?? 0) > 0) setTimeout(start, o.delayMs);
+    else start();
   });
 }
 
