@@ -102,6 +102,9 @@ const AGGREGATES_PARAMETERS: Parameter[] = [
   }),
   query('deviceType', 'Only events of this device type (case-insensitive).', { type: 'string', enum: [...DEVICE_TYPES] }),
   query('referrerDomain', 'Only events referred by this host (case-insensitive); an unknown host matches nothing.', { type: 'string', minLength: 1 }),
+  ...(['browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const).map((name) =>
+    query(name, `Only events whose ${name} is exactly this value (so any top value can filter).`, { type: 'string', minLength: 1 }),
+  ),
 ];
 
 /** The document; `serverUrl` is the configured public address of the API (API_PUBLIC_URL), never a request's Host. */

@@ -15,6 +15,7 @@ import type { DashboardDeps } from './dashboard-deps.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { cookieSettings, installGuard, type CookieSettings } from './http/guard.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerAnalyticsRoutes } from './routes/analytics-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerDomainRoutes } from './routes/domain-routes.ts';
 import { registerIntegrationRoutes } from './routes/integration-routes.ts';
@@ -29,6 +30,7 @@ const ROUTE_MODULES: readonly ((app: FastifyInstance, deps: DashboardDeps, cooki
   registerAuthRoutes,
   registerAccountRoutes,
   registerLinkRoutes,
+  registerAnalyticsRoutes,
   registerIntegrationRoutes,
   registerDomainRoutes,
   registerMemberRoutes,

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Sql } from '../shared/db/database.ts';
 import type { LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { DomainChecker } from './domain-checks.ts';
+import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 
@@ -23,6 +24,8 @@ export interface DashboardDeps {
   now(): number;
   /** The one save path's dependencies (linkServiceDeps), as the API and the admin CLI have them. */
   links: LinkServiceDeps;
+  /** The API's analytics reads (aggregates, export) over the analytics store. */
+  analytics: AnalyticsReads;
   /** Custom-domain verification: checks a domain on demand (the schedule runs in the background). */
   domains: Pick<DomainChecker, 'checkNow'>;
 }

@@ -13,6 +13,7 @@ import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { buildDashboard } from './build-dashboard.ts';
+import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
 import { startDomainChecker } from './domain-checks.ts';
 import { startTlsAsk } from './tls-ask.ts';
 import { isSpaBuilt, SPA_DIST } from './spa-assets.ts';
@@ -54,7 +55,9 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
     now: Date.now,
     onError: (err) => o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'domain check failed'),
   });
+  const { store } = await backends.analytics();
   const deps = {
+    analytics: storeAnalyticsReads(store),
     sql: backends.db.sql,
     rateLimiter: backends.rateLimiter,
     get publicUrl() {

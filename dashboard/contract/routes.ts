@@ -39,6 +39,8 @@ export const ROUTES = {
   changeRole: ['POST', '/api/members/:userId/role'],
   removeMember: ['POST', '/api/members/:userId/remove'],
   usage: ['GET', '/api/usage'],
+  // The query string is the API's aggregates filters and range (from, to, interval).
+  analytics: ['GET', '/api/analytics'],
   org: ['GET', '/api/org'],
   updateOrg: ['POST', '/api/org'],
 } as const;
@@ -46,6 +48,7 @@ export const ROUTES = {
 /** Non-JSON routes (downloads), by name: the SPA links to them. */
 export const DOWNLOADS = {
   linkQr: '/api/links/:code/qr.:format',
+  analyticsExport: '/api/analytics/export',
 } as const;
 
 export type RouteName = keyof typeof ROUTES;

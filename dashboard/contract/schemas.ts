@@ -9,6 +9,8 @@ import { SCOPES } from '../../shared/keys/api-key.ts';
 import { linkResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
 import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
 import type { RouteName } from './routes.ts';
+import { aggregateResponseSchema } from '../../shared/analytics/reads/aggregate-response.ts';
+import { AGGREGATE_DIMENSIONS } from '../../shared/analytics/reads/analytics-params.ts';
 
 const role = z.enum(ROLES);
 const email = z.string().max(254);
@@ -136,6 +138,17 @@ export const SCHEMAS = {
       totalOverageEur: z.number(),
       seats: z.object({ used: z.number(), limit: z.number() }),
       domains: z.object({ used: z.number(), limit: z.number() }),
+    }),
+  },
+  analytics: {
+    response: z.object({
+      series: aggregateResponseSchema,
+      /** The same series over the period of the same length just before. */
+      previous: aggregateResponseSchema,
+      /** Every dimension's top 10 in the range, with the page's filters. */
+      top: z.record(z.enum(AGGREGATE_DIMENSIONS), aggregateResponseSchema),
+      /** The plan has ANALYTICS_EXPORT (the export download answers 402 FE001 otherwise). */
+      exportAllowed: z.boolean(),
     }),
   },
   org: { response: orgView },

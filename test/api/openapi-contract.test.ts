@@ -114,6 +114,7 @@ describe('OpenAPI document as a contract', () => {
     expect(names(EXPORT)).toEqual(['clickSource', 'eventType', 'format', 'from', 'shortCode', 'to']);
     expect(names(LIST)).toEqual(['page', 'query', 'size']);
     expect(names(AGGREGATES)).toEqual([
+      'browserName',
       'clickSource',
       'countryCode',
       'deviceType',
@@ -122,9 +123,13 @@ describe('OpenAPI document as a contract', () => {
       'groupBy',
       'interval',
       'limit',
+      'osName',
       'referrerDomain',
       'shortCode',
       'to',
+      'utmCampaign',
+      'utmMedium',
+      'utmSource',
     ]);
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values(ops)) {

@@ -124,3 +124,25 @@ describe('roles on the server', () => {
     expect((await as.member.get('/api/links')).status).toBe(200);
   });
 });
+
+describe('analytics on the server', () => {
+  it('every role may read; without ClickHouse the answer is 503 SML006 within a second; bad ranges are VE001', async () => {
+    for (const role of ROLES) {
+      const started = Date.now();
+      const r = await as[role].get('/api/analytics?from=2026-01-01&to=2026-01-07');
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(r.status, role).toBe(503);
+      expect(r.body.errors?.[0]?.code).toBe('SML006');
+    }
+    const bad = await as.viewer.get('/api/analytics?from=2026-01-01&to=2026-12-31');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.message).toContain('186 days');
+    expect((await d.client().get('/api/analytics?from=2026-01-01&to=2026-01-07')).status).toBe(401);
+  });
+
+  it('the export download needs ANALYTICS_EXPORT: a PRO organisation gets 402 FE001', async () => {
+    const r = await as.owner.get('/api/analytics/export?from=2026-01-01&to=2026-01-07&format=csv');
+    expect(r.status).toBe(402);
+    expect(r.body.errors?.[0]).toMatchObject({ code: 'FE001', details: { feature: 'ANALYTICS_EXPORT' } });
+  });
+});

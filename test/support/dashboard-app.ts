@@ -5,6 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildDashboard } from '../../dashboard/build-dashboard.ts';
+import { HttpClickHouseTransport } from '../../shared/analytics/clickhouse/http-clickhouse-transport.ts';
+import { storeAnalyticsReads } from '../../shared/analytics/reads/store-analytics-reads.ts';
+import { AnalyticsStore } from '../../shared/analytics/store/analytics-store.ts';
 import { type DomainChecker, startDomainChecker } from '../../dashboard/domain-checks.ts';
 import { SPA_DIST } from '../../dashboard/spa-assets.ts';
 import { createInvite } from '../../shared/accounts/invites.ts';
@@ -46,7 +49,9 @@ export interface DashboardClient {
   signIn(email: string, password: string): Promise<Answer>;
 }
 
-export async function startDashboardApp(opts: { publicUrl?: string; dnsServers?: string[]; signUp?: 'invite' | 'open' } = {}): Promise<DashboardApp> {
+export async function startDashboardApp(
+  opts: { publicUrl?: string; dnsServers?: string[]; signUp?: 'invite' | 'open'; analytics?: AnalyticsStore } = {},
+): Promise<DashboardApp> {
   const db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
   const bodies: string[] = [];
   const checker = startDomainChecker({
@@ -58,6 +63,8 @@ export async function startDashboardApp(opts: { publicUrl?: string; dnsServers?:
     tickMs: 3_600_000,
   });
   const deps = {
+    // Without a store of the test's own, analytics reads meet a closed port (503 SML006).
+    analytics: storeAnalyticsReads(opts.analytics ?? new AnalyticsStore(new HttpClickHouseTransport({ url: 'http://127.0.0.1:9' }))),
     sql: db.sql,
     rateLimiter: new MemoryRateLimiter(),
     publicUrl: opts.publicUrl ?? 'http://127.0.0.1:1',

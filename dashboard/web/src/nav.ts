@@ -1,6 +1,6 @@
 // Invariant: the navigation is this list, in order. A page adds its entry here and its route in
 // pages/index.ts; `permission` hides the entry from roles that may not use it (the server refuses
-// them anyway). Analytics and webhooks pages plug in here.
+// them anyway). Webhooks pages plug in here.
 export interface NavItem {
   to: string;
   label: string;
@@ -9,7 +9,7 @@ export interface NavItem {
 
 export const NAV: NavItem[] = [
   { to: '/links', label: 'Links' },
-  // Analytics (organisation and per link) goes here.
+  { to: '/analytics', label: 'Analytics' },
   { to: '/keys', label: 'API keys', permission: 'integrations:manage' },
   { to: '/apps', label: 'Mobile apps' },
   { to: '/domains', label: 'Domains' },

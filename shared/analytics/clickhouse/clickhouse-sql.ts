@@ -216,20 +216,12 @@ export function exportLinesSql(f: FilterFlags, format: 'json' | 'csv'): string {
 }
 
 export interface AggregateFilterFlags extends FilterFlags {
-  countryCode: boolean;
-  deviceType: boolean;
-  referrerDomain: boolean;
+  /** Equality filters on event-schema columns (names from the schema, values as parameters). */
+  columns: readonly { param: string; column: string }[];
 }
 
 function aggregateFilterClauses(f: AggregateFilterFlags): string {
-  return (
-    filterClauses(f) +
-    [
-      f.countryCode ? '\n  AND country_code = {countryCode:String}' : '',
-      f.deviceType ? '\n  AND device_type = {deviceType:String}' : '',
-      f.referrerDomain ? '\n  AND referrer_domain = {referrerDomain:String}' : '',
-    ].join('')
-  );
+  return filterClauses(f) + f.columns.map(({ param, column }) => `\n  AND ${column} = {${param}:String}`).join('');
 }
 
 const AGGREGATE_FROM = (f: AggregateFilterFlags): string => `

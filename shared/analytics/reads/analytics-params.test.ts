@@ -186,7 +186,19 @@ describe('parseExportQuery', () => {
 
 describe('parseAggregatesQuery', () => {
   const range = { from: '2026-01-01', to: '2026-01-31' };
-  const filters = { shortCode: null, clickSource: null, eventType: 'CLICK', countryCode: null, deviceType: null, referrerDomain: null };
+  const filters = {
+    shortCode: null,
+    clickSource: null,
+    eventType: 'CLICK',
+    countryCode: null,
+    deviceType: null,
+    referrerDomain: null,
+    browserName: null,
+    osName: null,
+    utmSource: null,
+    utmMedium: null,
+    utmCampaign: null,
+  };
 
   it('groupBy time: interval defaults to hour up to 2 inclusive days, else day; eventType defaults to CLICK', () => {
     expect(parseAggregatesQuery({ ...range, groupBy: 'time' })).toEqual({

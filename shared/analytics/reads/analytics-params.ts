@@ -215,6 +215,12 @@ export interface AggregateFilters extends EventFilters {
   countryCode: string | null;
   deviceType: DeviceType | null;
   referrerDomain: string | null;
+  /** Exact values of the other dimensions (so every top list's row can be a filter). */
+  browserName: string | null;
+  osName: string | null;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
 }
 
 export interface AggregatesRequest {
@@ -264,6 +270,11 @@ function parseAggregates(q: RawQuery): AggregatesRequest {
     countryCode: single(q, 'countryCode')?.toUpperCase() ?? null,
     deviceType: enumValue(single(q, 'deviceType'), 'DeviceType', DEVICE_TYPES),
     referrerDomain: single(q, 'referrerDomain')?.toLowerCase() ?? null,
+    browserName: single(q, 'browserName') ?? null,
+    osName: single(q, 'osName') ?? null,
+    utmSource: single(q, 'utmSource') ?? null,
+    utmMedium: single(q, 'utmMedium') ?? null,
+    utmCampaign: single(q, 'utmCampaign') ?? null,
   };
   if (groupBy === 'time') {
     refuse(q, 'limit', 'limit applies to the dimensions, not to groupBy=time (every bucket is answered)');

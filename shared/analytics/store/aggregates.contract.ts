@@ -45,7 +45,7 @@ function random(seed: number): () => number {
 }
 
 const BROWSE_FILTERS = ['shortCode', 'clickSource', 'eventType'] as const;
-const OTHER_FILTERS = ['countryCode', 'deviceType', 'referrerDomain'] as const;
+const OTHER_FILTERS = ['countryCode', 'deviceType', 'referrerDomain', 'browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
 
 export function aggregatesCases(getStore: () => AnalyticsStore): void {
   const aggregate = async (orgId: string, tz: string, q: Record<string, string>): Promise<AggregateResponse> => {
@@ -118,7 +118,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
       const sample = records[Math.floor(rnd() * records.length)] as EventRecord;
       for (const f of [...BROWSE_FILTERS, ...OTHER_FILTERS]) {
         const v = sample[f];
-        if (rnd() < 0.3 && v !== null) filters[f] = f === 'countryCode' ? v.toLowerCase() : v;
+        if (rnd() < 0.2 && v !== null) filters[f] = f === 'countryCode' ? v.toLowerCase() : v;
       }
       if (rnd() < 0.1) filters.countryCode = 'ZZ'; // unknown: matches nothing
       const browseFilters = Object.fromEntries(Object.entries(filters).filter(([k]) => (BROWSE_FILTERS as readonly string[]).includes(k)));

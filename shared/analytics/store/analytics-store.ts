@@ -76,14 +76,18 @@ export function filterFlags(f: EventFilters): { shortCode: boolean; clickSource:
 /** Query parameters of the set aggregate filters (eventType always set). */
 export function aggregateFilterParams(f: AggregateFilters): Record<string, string> {
   const p = filterParams(f);
-  if (f.countryCode !== null) p.countryCode = f.countryCode;
-  if (f.deviceType !== null) p.deviceType = f.deviceType;
-  if (f.referrerDomain !== null) p.referrerDomain = f.referrerDomain;
+  for (const k of EXACT_FILTERS) {
+    const v = f[k];
+    if (v !== null) p[k] = v;
+  }
   return p;
 }
 
+/** Aggregate filters beyond Browse's, each an equality on its column. */
+const EXACT_FILTERS = ['countryCode', 'deviceType', 'referrerDomain', 'browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
+
 export function aggregateFilterFlags(f: AggregateFilters): AggregateFilterFlags {
-  return { ...filterFlags(f), countryCode: f.countryCode !== null, deviceType: f.deviceType !== null, referrerDomain: f.referrerDomain !== null };
+  return { ...filterFlags(f), columns: EXACT_FILTERS.filter((k) => f[k] !== null).map((k) => ({ param: k, column: EVENT_FIELDS[k].column })) };
 }
 
 export class AnalyticsStore {

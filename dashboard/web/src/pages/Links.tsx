@@ -149,6 +149,7 @@ function LinksPage() {
             <th scope="col">Name</th>
             <th scope="col">Status</th>
             <th scope="col">Created</th>
+            <th scope="col">Analytics</th>
           </tr>
         </thead>
         <tbody>
@@ -173,6 +174,11 @@ function LinksPage() {
                 <span className="hint">
                   by {l.createdBy} ({l.createdVia === 'INTERNAL' ? 'dashboard' : 'API'})
                 </span>
+              </td>
+              <td>
+                <Link to="/analytics" search={{ shortCode: l.shortCode }} aria-label={`Analytics of ${l.shortCode}`}>
+                  Analytics
+                </Link>
               </td>
             </tr>
           ))}

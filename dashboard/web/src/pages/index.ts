@@ -3,6 +3,7 @@
 import { createRoute, redirect } from '@tanstack/react-router';
 import { appRoute, rootRoute } from '../routes/root.tsx';
 import { accountRoute } from './Account.tsx';
+import { analyticsRoute } from './Analytics.tsx';
 import { appsRoute } from './Apps.tsx';
 import { domainsRoute } from './Domains.tsx';
 import { keysRoute } from './Keys.tsx';
@@ -33,6 +34,7 @@ export const routeTree = rootRoute.addChildren([
     linksRoute,
     newLinkRoute,
     editLinkRoute,
+    analyticsRoute,
     keysRoute,
     appsRoute,
     domainsRoute,
