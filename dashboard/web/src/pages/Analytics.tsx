@@ -104,8 +104,24 @@ function AnalyticsPage() {
           </button>
         ))}
         <form onSubmit={applyCustom} className="filters" aria-label="Custom range">
-          <Field label="First day" type="date" value={customFrom} onChange={setCustomFrom} error={rangeError} />
-          <Field label="Last day" type="date" value={customTo} onChange={setCustomTo} hint={`At most ${MAX_CUSTOM_DAYS} days, in ${timeZone}.`} />
+          <Field
+            label="First day"
+            placeholder="YYYY-MM-DD"
+            inputMode="numeric"
+            autoComplete="off"
+            value={customFrom}
+            onChange={setCustomFrom}
+            error={rangeError}
+          />
+          <Field
+            label="Last day"
+            placeholder="YYYY-MM-DD"
+            inputMode="numeric"
+            autoComplete="off"
+            value={customTo}
+            onChange={setCustomTo}
+            hint={`At most ${MAX_CUSTOM_DAYS} days, in ${timeZone}.`}
+          />
           <button type="submit" aria-pressed={custom}>
             Show custom range
           </button>
