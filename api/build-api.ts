@@ -3,7 +3,7 @@
 // key; every other route is authorised when its request arrives, before its body is read, and
 // no NUL character in a query or body reaches a route. A client that has not sent its headers
 // within HEADERS_TIMEOUT_MS, or its whole request within REQUEST_TIMEOUT_MS, is answered 408 and
-// disconnected; every answer that closes its connection closes it lingering (client-errors.ts).
+// disconnected; every answer that closes its connection closes it lingering (shared/errors/http-refusals.ts).
 // Each request has a random id: in every log line about it (reqId) and in its X-Request-Id header.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import { lingerOnServerClose } from '../shared/net/lingering-close.ts';
 import { fastifyTrustProxy, NO_PROXY } from '../shared/net/trusted-proxies.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { installAuthorization } from './authorize.ts';
-import { answerClientError } from './client-errors.ts';
+import { answerClientError } from '../shared/errors/http-refusals.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installNulGuard } from './nul-guard.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';

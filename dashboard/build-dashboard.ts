@@ -10,6 +10,8 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { AppError, errorEnvelope } from '../shared/errors/app-error.ts';
+import { answerClientError } from '../shared/errors/http-refusals.ts';
+import { lingerOnServerClose } from '../shared/net/lingering-close.ts';
 import { fastifyTrustProxy, NO_PROXY } from '../shared/net/trusted-proxies.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { installErrorHandler } from './http/error-handler.ts';
@@ -47,7 +49,10 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     trustProxy: fastifyTrustProxy(deps.trustProxy ?? NO_PROXY),
     http: { headersTimeout: 10_000 },
     requestTimeout: 30_000,
+    // Refusals of node:http (408, 431, 413, 400) in the envelope, closed lingering, as the API's.
+    clientErrorHandler: answerClientError,
   });
+  lingerOnServerClose(app.server);
   installErrorHandler(app);
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../shared/accounts/totp.ts';
 import { type DashboardApp, startDashboardApp } from '../support/dashboard-app.ts';
+import { headerFlood, rawRequest } from '../support/refused-requests.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -23,6 +24,19 @@ async function newUser(email: string, role: 'owner' | 'admin' | 'member' | 'view
 }
 
 describe('dashboard sessions and requests', () => {
+  it('requests node:http refuses are answered in the envelope and read, not reset (431, 400)', async () => {
+    const port = Number(new URL(d.base).port);
+    const { failures, bodies } = await headerFlood(port, { tries: 300, concurrency: 8, size: 100 * 1024, expected: 431 });
+    expect(failures.map((f) => `${f.status} ${f.error}`)).toEqual([]);
+    expect([...bodies]).toEqual([JSON.stringify({ errors: [{ code: 'VE001', message: 'Request header fields too large' }] })]);
+    const malformed = await rawRequest(port, 'GET /api/session HTTP/1.1\r\nHost: d\r\nNot a header line\r\n\r\n', Buffer.alloc(200_000, 'j'));
+    expect([malformed.status, malformed.error, malformed.body]).toEqual([
+      400,
+      null,
+      JSON.stringify({ errors: [{ code: 'VE001', message: 'Malformed HTTP request' }] }),
+    ]);
+  });
+
   it('the session cookie is HttpOnly, SameSite=Lax, Path=/, not __Host- over http', async () => {
     const c = d.client();
     const r = await c.accept(await d.invite(orgId, 'cookie@example.com', 'member'), PASSWORD);

@@ -1,11 +1,11 @@
 // Invariant: a request node:http refuses before Fastify sees it (headers not complete in time,
-// headers over the limit, a malformed request) is answered with the API's JSON envelope, code
-// VE001, with the HTTP status of the refusal (408, 431, 413, 400), unless an answer already
-// began on the connection; the connection then closes lingering (shared/net/lingering-close.ts),
-// so the client reads the answer instead of a reset.
+// headers over the limit, a malformed request), on the API's server or the dashboard's, is
+// answered with the JSON envelope, code VE001, with the HTTP status of the refusal (408, 431,
+// 413, 400), unless an answer already began on the connection; the connection then closes
+// lingering (shared/net/lingering-close.ts), so the client reads the answer instead of a reset.
 import type { Socket } from 'node:net';
-import { errorEnvelope } from '../shared/errors/app-error.ts';
-import { isLingering, lingeringClose } from '../shared/net/lingering-close.ts';
+import { errorEnvelope } from './app-error.ts';
+import { isLingering, lingeringClose } from '../net/lingering-close.ts';
 
 interface Refusal {
   status: string;
