@@ -25,6 +25,18 @@ import { isPlan, type Plan } from '../shared/orgs/plans.ts';
 import { usageReport } from '../shared/quotas/usage-report.ts';
 import { UsageError, type CommandSpec, type OptionSpec, type Values } from './command-table.ts';
 import { textTable } from './text-table.ts';
+import { WEBHOOK_EVENT_TYPES } from '../shared/webhooks/webhook-events.ts';
+import {
+  addEndpoint,
+  listEndpoints,
+  removeEndpoint,
+  replayMessages,
+  rotateSecret,
+  sendTestEvent,
+  setEndpointEnabled,
+  type WebhookEndpoint,
+  type WebhookSettings,
+} from '../shared/webhooks/webhook-repository.ts';
 
 export interface AdminContext {
   sql: Sql;
@@ -32,6 +44,8 @@ export interface AdminContext {
   links: LinkServiceDeps;
   /** The dashboard's origin, for the invite links printed. */
   dashboardUrl: string;
+  /** WEBHOOK_ALLOW_PRIVATE and WEBHOOK_SECRETS_KEY. */
+  webhooks: WebhookSettings;
   now(): number;
 }
 
@@ -105,6 +119,117 @@ async function setLinkActive(ctx: AdminContext, values: Values, isActive: boolea
   );
   return { json: view, text: `${view.smartLink} ${isActive ? 'restored (active)' : 'archived'}` };
 }
+
+const ENDPOINT: OptionSpec = { name: 'id', value: 'ENDPOINT_ID', required: true, help: "the endpoint's id (webhook list)" };
+const endpointJson = (e: WebhookEndpoint) => ({ ...e, secret: `…${e.secretLast4}` });
+
+function instant(values: Values, name: string): Date {
+  const v = need(values, name);
+  const at = new Date(v);
+  if (Number.isNaN(at.getTime())) throw new UsageError(`--${name} must be an ISO 8601 instant (e.g. 2026-11-24T10:00:00Z)`);
+  return at;
+}
+
+async function setEndpoint(ctx: AdminContext, v: Values, enabled: boolean): Promise<CommandResult> {
+  const e = await setEndpointEnabled(ctx.sql, (await orgOf(ctx, v)).id, need(v, 'id'), enabled);
+  return { json: endpointJson(e), text: `${e.id} ${e.enabled ? 'enabled' : 'disabled'}` };
+}
+
+const WEBHOOK_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'webhook add',
+    summary: 'Adds a webhook endpoint (https; a host resolving to a private address is refused) and prints its secret once.',
+    options: [
+      ORG,
+      { name: 'url', value: 'URL', required: true, help: 'the https URL messages are POSTed to' },
+      { name: 'events', value: 'TYPES', required: true, help: `comma-separated event types: ${WEBHOOK_EVENT_TYPES.join(', ')}` },
+    ],
+    run: async (ctx, v) => {
+      const org = await orgOf(ctx, v);
+      const { endpoint, secret } = await addEndpoint(ctx.sql, ctx.webhooks, org.id, { url: need(v, 'url'), eventTypes: need(v, 'events').split(',') });
+      return { json: { ...endpoint, secret }, text: `${endpoint.id} ${endpoint.url}\nsecret (shown once): ${secret}` };
+    },
+  },
+  {
+    name: 'webhook list',
+    summary: "Lists the organisation's webhook endpoints (a secret's last 4 characters only).",
+    options: [ORG],
+    run: async (ctx, v) => {
+      const list = await listEndpoints(ctx.sql, (await orgOf(ctx, v)).id);
+      return {
+        json: { endpoints: list.map(endpointJson) },
+        text: textTable(
+          ['ID', 'URL', 'EVENTS', 'SECRET', 'STATUS'],
+          list.map((e) => [
+            e.id,
+            e.url,
+            e.eventTypes.join(','),
+            `…${e.secretLast4}`,
+            e.enabled ? 'enabled' : `disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}`,
+          ]),
+        ),
+      };
+    },
+  },
+  {
+    name: 'webhook remove',
+    summary: 'Removes an endpoint; its pending messages are dropped (its log stays 30 days).',
+    options: [ORG, ENDPOINT],
+    run: async (ctx, v) => {
+      const e = await removeEndpoint(ctx.sql, (await orgOf(ctx, v)).id, need(v, 'id'));
+      return { json: { removed: e.id }, text: `${e.id} removed` };
+    },
+  },
+  {
+    name: 'webhook enable',
+    summary: 'Enables an endpoint (also one disabled after a 410).',
+    options: [ORG, ENDPOINT],
+    run: (ctx, v) => setEndpoint(ctx, v, true),
+  },
+  {
+    name: 'webhook disable',
+    summary: 'Disables an endpoint: nothing is queued or sent to it until it is enabled.',
+    options: [ORG, ENDPOINT],
+    run: (ctx, v) => setEndpoint(ctx, v, false),
+  },
+  {
+    name: 'webhook rotate',
+    summary: 'Gives an endpoint a new secret (printed once); the previous one also signs for 24 h.',
+    options: [ORG, ENDPOINT],
+    run: async (ctx, v) => {
+      const { endpoint, secret } = await rotateSecret(ctx.sql, ctx.webhooks, (await orgOf(ctx, v)).id, need(v, 'id'));
+      return { json: { ...endpointJson(endpoint), secret }, text: `new secret (shown once; the previous one signs for 24 h): ${secret}` };
+    },
+  },
+  {
+    name: 'webhook test',
+    summary: 'Queues a test event (type webhook.test) for an endpoint.',
+    options: [ORG, ENDPOINT],
+    run: async (ctx, v) => {
+      const id = await sendTestEvent(ctx.sql, (await orgOf(ctx, v)).id, need(v, 'id'));
+      return { json: { webhookId: id }, text: `queued ${id}` };
+    },
+  },
+  {
+    name: 'webhook replay',
+    summary: 'Sends a message again with its webhook-id: one (--message), or every message of an endpoint created in [--from, --to).',
+    options: [
+      ORG,
+      { name: 'message', value: 'WEBHOOK_ID', help: 'the message to send again' },
+      { name: 'id', value: 'ENDPOINT_ID', help: 'the endpoint whose messages to send again (with --from and --to)' },
+      { name: 'from', value: 'INSTANT', help: 'start of the range (inclusive)' },
+      { name: 'to', value: 'INSTANT', help: 'end of the range (exclusive)' },
+    ],
+    run: async (ctx, v) => {
+      const org = await orgOf(ctx, v);
+      let ids: string[];
+      if (typeof v.message === 'string') ids = await replayMessages(ctx.sql, org.id, { messageId: v.message });
+      else if (typeof v.id === 'string') ids = await replayMessages(ctx.sql, org.id, { endpointId: v.id, from: instant(v, 'from'), to: instant(v, 'to') });
+      else throw new UsageError('give --message, or --id with --from and --to');
+      return { json: { replayed: ids }, text: `${ids.length} message(s) queued again` };
+    },
+  },
+];
 
 export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   {
@@ -440,4 +565,5 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       };
     },
   },
+  ...WEBHOOK_COMMANDS,
 ];

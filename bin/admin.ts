@@ -60,7 +60,13 @@ let exitCode = 0;
 try {
   backends = await openBackends(config);
   const result = await command.run(
-    { sql: backends.db.sql, links: linkServiceDeps(backends.db.sql, config), dashboardUrl: dashboardPublicUrl(config), now: Date.now },
+    {
+      sql: backends.db.sql,
+      links: linkServiceDeps(backends.db.sql, config),
+      dashboardUrl: dashboardPublicUrl(config),
+      webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretsKey: config.WEBHOOK_SECRETS_KEY },
+      now: Date.now,
+    },
     values,
   );
   process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);

@@ -1,5 +1,5 @@
 // Invariant: `npm start` runs the whole service in this one process: the API on API_PORT, the
-// redirector on REDIRECT_PORT, the dashboard on DASHBOARD_PORT (its pages rebuilt first when their sources changed), the analytics pipeline (backfill included) and the outbox relay,
+// redirector on REDIRECT_PORT, the dashboard on DASHBOARD_PORT (its pages rebuilt first when their sources changed), the analytics pipeline (backfill included), the outbox relay and the webhook delivery worker,
 // over the backends the composition root chose (embedded under DATA_DIR unless server URLs are
 // set), and one Prometheus endpoint for all of it on METRICS_PORT. This file is wiring only. SIGTERM stops the servers first and the stores last, so nothing
 // accepted is lost or corrupted.
@@ -19,6 +19,8 @@ import { allSpools } from '../shared/runtime/open-analytics.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
+import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
+import { DeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
 import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
@@ -67,8 +69,22 @@ if (demo) {
 await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), say);
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), logger: logger.child({ role: 'analytics' }) });
+const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
+const pipeline = createAnalyticsPipeline({
+  ...analytics,
+  backfill: allSpools(analytics),
+  onStored: analyticsFeed.onStored,
+  logger: logger.child({ role: 'analytics' }),
+});
 metrics.watchPipeline(pipeline);
+const webhooks = new DeliveryWorker({
+  sql: backends.db.sql,
+  allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+  secretsKey: config.WEBHOOK_SECRETS_KEY,
+  logger: logger.child({ role: 'webhooks' }),
+});
+metrics.watchWebhooks(webhooks);
+webhooks.start();
 onStartupFailure(pipeline.close);
 
 // Before the API and the redirector: once they answer, everything is up.
@@ -103,7 +119,20 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-onShutdown([async () => lock.release(), backends.close, pipeline.close, api.close, redirector.close, dashboard.close, metricsServer.close], logger);
+onShutdown(
+  [
+    async () => lock.release(),
+    backends.close,
+    () => webhooks.stop(),
+    () => analyticsFeed.close(),
+    pipeline.close,
+    api.close,
+    redirector.close,
+    dashboard.close,
+    metricsServer.close,
+  ],
+  logger,
+);
 
 logger.info(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
 process.stdout.write(`Dashboard: ${dashboard.url}\n`);

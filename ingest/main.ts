@@ -1,12 +1,15 @@
 // Invariant: `npm run start:ingest` is the production analytics worker: it ensures the ClickHouse
 // schema, moves batches the redirectors spooled (Redis stream) into ClickHouse, each with its
-// original dedup token, and relays the invalidation outbox, until SIGTERM. It needs every server
+// original dedup token, relays the invalidation outbox and delivers webhooks (DeliveryWorker),
+// until SIGTERM. It needs every server
 // URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
 // process instead, because chDB's data directory belongs to exactly one process. It answers
 // GET /healthz on INGEST_HEALTH_PORT for container healthchecks and GET /metrics on
 // METRICS_PORT (backfill lag, insert failures); it logs JSON (pino, LOG_LEVEL). Wiring only.
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
+import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
+import { DeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
 import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
@@ -22,12 +25,21 @@ const say = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(ingestSchema);
 const logger = createLogger('ingest', config.LOG_LEVEL);
 const metrics = createProcessMetrics();
-const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 2, logger }), say);
+const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 4, logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const analytics = await startOrExit(() => backends.analytics(), say);
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), logger });
+const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), onStored: analyticsFeed.onStored, logger });
 metrics.watchPipeline(pipeline);
+const webhooks = new DeliveryWorker({
+  sql: backends.db.sql,
+  allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+  secretsKey: config.WEBHOOK_SECRETS_KEY,
+  logger: logger.child({ role: 'webhooks' }),
+});
+metrics.watchWebhooks(webhooks);
+webhooks.start();
 
 const report = setInterval(() => {
   for (const worker of pipeline.backfill) {
@@ -63,6 +75,6 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-onShutdown([backends.close, pipeline.close, health.close, metricsServer.close], logger);
+onShutdown([backends.close, () => webhooks.stop(), () => analyticsFeed.close(), pipeline.close, health.close, metricsServer.close], logger);
 logger.info(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 logger.info('backfill worker running');

@@ -11,6 +11,7 @@
 // is one plain line. This file is wiring only. Exit code 2: configuration; 3: uWS fallback.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
 import { createLogger } from '../shared/log/logger.ts';
@@ -130,7 +131,9 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
   onStartupFailure(backends.close);
   const analytics = await backends.analytics();
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
-  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], logger });
+  // Events the store took feed analytics.events webhooks (written to the Postgres outbox; ingest delivers).
+  const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger });
+  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], onStored: analyticsFeed.onStored, logger });
   metrics.watchPipeline(pipeline);
   answerMetricsCollections(() => metrics.registry.getMetricsAsJSON());
   const server = await startOrExit(
@@ -149,7 +152,7 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
       }),
     say,
   );
-  onShutdown([backends.close, pipeline.close, server.close], logger);
+  onShutdown([backends.close, () => analyticsFeed.close(), pipeline.close, server.close], logger);
   announceReady();
   logger.info(`listening on ${c.REDIRECT_HOST}:${server.port}`);
 }

@@ -88,6 +88,22 @@ export const commonSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Lets the preview fetcher (API after a save) reach loopback/private addresses. Tests only. */
   PREVIEW_ALLOW_PRIVATE: bool.default(false),
+  /** Lets webhook endpoints use http and loopback/private addresses. Tests only. */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Seals webhook secrets at rest (AES-256-GCM): base64 of 32 bytes; unset, secrets are stored as is (docs/webhooks.md). */
+  WEBHOOK_SECRETS_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      const key = Buffer.from(v, 'base64');
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: 'must be the base64 of 32 random bytes (openssl rand -base64 32)' });
+        return z.NEVER;
+      }
+      return key;
+    }),
   /** This process's Prometheus endpoint (GET /metrics); each role has its own default (api 9464, redirector 9465, ingest 9466); 0 picks a free one. */
   METRICS_PORT: port.default(METRICS_PORTS.api),
   /** Interface of the metrics listener: loopback unless a scraper on another host needs it. */

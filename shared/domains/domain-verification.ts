@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Sql } from '../db/database.ts';
+import { enqueueWebhookEvent } from '../webhooks/webhook-events.ts';
 import { AppError } from '../errors/app-error.ts';
 import { quotaExceeded } from '../orgs/plan-errors.ts';
 import type { Organization } from '../orgs/organization.ts';
@@ -75,6 +76,20 @@ const stateOf = (r: Row): DomainState => ({
   lastCheckError: r.last_check_error,
   pointsAtDefault: r.points_at_default,
 });
+
+/** A domain as webhook events carry it (the verification token left out). */
+export function domainEventData(d: DomainState): Record<string, unknown> {
+  return {
+    id: d.id,
+    host: d.host,
+    status: d.status,
+    isPrimary: d.isPrimary,
+    createdAt: d.createdAt,
+    verifiedAt: d.verifiedAt,
+    lastCheckedAt: d.lastCheckedAt,
+    lastCheckError: d.lastCheckError,
+  };
+}
 
 /** The TXT record that verifies `host` with `token`, as the page shows it. */
 export function challengeRecord(host: string, token: string): { name: string; value: string } {
@@ -192,6 +207,7 @@ export async function recordCheck(sql: Sql, d: Pick<DomainState, 'id'>, check: D
           where id = ${current.id} returning ${tx.unsafe(COLUMNS)}`;
         await enqueueInvalidations(tx, [{ kind: 'domain', host: current.host }]);
         if (!row) throw new Error('update of domains returned no row');
+        await enqueueWebhookEvent(tx, current.org_id, 'domain.verified', domainEventData(stateOf(row)));
         return stateOf(row);
       }
       problem = 'another organisation serves this domain';
@@ -204,6 +220,7 @@ export async function recordCheck(sql: Sql, d: Pick<DomainState, 'id'>, check: D
              points_at_default = ${check.pointsAtDefault}
       where id = ${current.id} returning ${tx.unsafe(COLUMNS)}`;
     if (!row) throw new Error('update of domains returned no row');
+    if (status === 'FAILED' && current.status !== 'FAILED') await enqueueWebhookEvent(tx, current.org_id, 'domain.failed', domainEventData(stateOf(row)));
     return stateOf(row);
   }) as Promise<DomainState>;
 }

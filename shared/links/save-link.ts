@@ -1,6 +1,7 @@
 // Invariant: every create or update of a link, from the API or the admin CLI, goes through
 // saveLink: validate → check references (domain, apps) → check plan features → one
-// transaction (TAKEN/RESERVED, quota, write, and the link's invalidation queued in the outbox).
+// transaction (TAKEN/RESERVED, quota, write, the link's invalidation queued in the outbox, and its
+// webhook event: link.created, link.archived when it archives, else link.updated).
 // The request is merged onto the defaults (create) or the locked stored row (update) by
 // mergeLink; `url` is always required. The answer is built from the row the write returned and
 // the apps already loaded: nothing is read again after the commit. Only a create or a changed
@@ -9,6 +10,7 @@ import { findApps, type MobileApp } from '../apps/mobile-app-repository.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import { shortLinkBase } from '../config/config.ts';
 import type { Sql } from '../db/database.ts';
+import type { Tx } from '../db/sql.ts';
 import { findActiveDomain, findPrimaryDomain } from '../domains/domain-repository.ts';
 import { AppError, AppErrorList } from '../errors/app-error.ts';
 import { customDomainInactive, deepLinkRejected, shortCodeRejected } from '../errors/domain-errors.ts';
@@ -16,6 +18,7 @@ import { featureNotAvailable } from '../orgs/plan-errors.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../orgs/plans.ts';
 import { consumeLinkSlot } from '../quotas/link-quota.ts';
+import { enqueueWebhookEvent, type WebhookEventType } from '../webhooks/webhook-events.ts';
 import type { ChangeSource, DeepLink, Link } from './link.ts';
 import { mergeLink, newLinkBase, type ResolvedReferences } from './link-merge.ts';
 import { insertLink, lockLinkByCode, updateLink } from './link-repository.ts';
@@ -116,6 +119,7 @@ interface Written {
   apps: ReadonlyMap<string, MobileApp>;
   created: boolean;
   urlChanged: boolean;
+  event: WebhookEventType;
 }
 
 export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknown): Promise<SaveOutcome> {
@@ -125,7 +129,19 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
   const primary = refs.domainId === undefined ? await findPrimaryDomain(deps.sql, actor.org.id) : null;
   const by = { updatedBy: actor.attribution, lastModifiedVia: actor.via };
 
-  const written: Written = await deps.sql.begin(async (tx) => {
+  const written = await deps.sql.begin(async (tx) => {
+    const w = await write(tx);
+    // The change's webhook event, in its transaction: the Short URL object as the API answers it.
+    const view = toLinkResponse(w.link, w.apps, { shortLinkBase: deps.shortLinkBase, includeAppId: true });
+    await enqueueWebhookEvent(tx, actor.org.id, w.event, view);
+    return { ...w, view };
+  });
+
+  // An update that keeps the url fetches nothing: the destination's preview is already known.
+  if (written.urlChanged) deps.onDestinationSaved?.(req.url, actor.org.id);
+  return { view: written.view, created: written.created };
+
+  async function write(tx: Tx): Promise<Written> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const code = requested ?? generateShortCode();
       const existing = await lockLinkByCode(tx, code);
@@ -142,7 +158,9 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
             actor.org.id,
             link.deepLinks.map((d) => d.mobileAppId),
           ));
-        return { link, apps, created: false, urlChanged: existing.url !== req.url };
+        // Archiving sends link.archived alone; a restore (and any other change) link.updated.
+        const event = existing.isActive && !link.isActive ? 'link.archived' : 'link.updated';
+        return { link, apps, created: false, urlChanged: existing.url !== req.url, event };
       }
       if (requested !== null && isReservedShortCode(code)) throw shortCodeRejected('RESERVED');
       const edit = mergeLink(newLinkBase(primary?.id ?? null), req, refs);
@@ -152,7 +170,7 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
         await consumeLinkSlot(tx, actor.org, deps.now());
         // A negative cache entry of this code (an earlier visit) must go too.
         await enqueueInvalidations(tx, [{ kind: 'link', shortCode: code }]);
-        return { link, apps: prepared.apps ?? new Map(), created: true, urlChanged: true };
+        return { link, apps: prepared.apps ?? new Map(), created: true, urlChanged: true, event: 'link.created' };
       }
       if (requested !== null) {
         // A concurrent create won the code between our SELECT and INSERT: answer as if it had been first.
@@ -162,12 +180,5 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
       }
     }
     throw new Error('could not allocate a unique short code');
-  });
-
-  // An update that keeps the url fetches nothing: the destination's preview is already known.
-  if (written.urlChanged) deps.onDestinationSaved?.(req.url, actor.org.id);
-  return {
-    view: toLinkResponse(written.link, written.apps, { shortLinkBase: deps.shortLinkBase, includeAppId: true }),
-    created: written.created,
-  };
+  }
 }

@@ -6,7 +6,8 @@
 // within SPOOL_SIZE_TIMEOUT_MS reports the last size it gave; the backfill lag is what the
 // backfill workers last saw at their spool's head, so it costs no read at all. Snapshots of several processes
 // (a cluster's workers) are added up by aggregateMetrics, each metric by its `aggregator`.
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type Aggregator } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Aggregator } from 'prom-client';
+import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import type { AnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
 import type { MetricsText } from './metrics-server.ts';
 import type { Telemetry } from '../telemetry/telemetry.ts';
@@ -21,6 +22,8 @@ export interface ProcessMetrics {
   telemetry: Telemetry;
   /** Exposes the pipeline's insert, spool, drop and backfill numbers, read at scrape time. */
   watchPipeline(pipeline: AnalyticsPipeline): void;
+  /** Exposes the webhook delivery worker's counts and its delivery lag. */
+  watchWebhooks(worker: DeliveryWorker): void;
   render(): Promise<MetricsText>;
 }
 
@@ -93,8 +96,57 @@ export function createProcessMetrics(): ProcessMetrics {
       watched = pipeline;
       watchPipeline(registry, pipeline);
     },
+    watchWebhooks(worker) {
+      watchWebhooks(registry, worker);
+    },
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
+}
+
+function watchWebhooks(registry: Registry, w: DeliveryWorker): void {
+  readMetric(
+    registry,
+    'gauge',
+    'shortlink_webhook_messages_pending',
+    'Webhook messages waiting to be delivered (due or retrying), all endpoints.',
+    () => w.metrics().pending,
+  );
+  readMetric(
+    registry,
+    'gauge',
+    'shortlink_webhook_endpoints_failing_for_1h',
+    'Enabled webhook endpoints with a message still retrying and no delivery since a failed attempt over an hour ago.',
+    () => w.metrics().endpointsFailingForAnHour,
+  );
+  readMetric(registry, 'counter', 'shortlink_webhook_delivered_total', 'Webhook messages delivered (a 2xx answer).', () => w.metrics().delivered);
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_webhook_failed_attempts_total',
+    'Webhook attempts that did not deliver (no answer, 3xx, 4xx, 5xx).',
+    () => w.metrics().failedAttempts,
+  );
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_webhook_retried_total',
+    'Webhook messages scheduled for another attempt after a failed one.',
+    () => w.metrics().retried,
+  );
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_webhook_failed_total',
+    'Webhook messages given up on (retry schedule spent) or dropped by a 410.',
+    () => w.metrics().failed,
+  );
+  const lag = new Histogram({
+    name: 'shortlink_webhook_delivery_lag_seconds',
+    help: 'From a webhook message being queued (or replayed) to its delivery.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000],
+    registers: [registry],
+  });
+  w.onDelivered = (seconds) => lag.observe(seconds);
 }
 
 function watchPipeline(registry: Registry, p: AnalyticsPipeline): void {

@@ -5,6 +5,8 @@
 // the backfill worker; the store and the spool belong to the composition root, which closes them
 // after this, so nothing accepted is lost.
 import type { Logger } from '../../log/logger.ts';
+import type { EventRecord } from '../events/analytics-event.ts';
+import type { EventBatch } from '../events/event-batch.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { BackfillWorker } from './backfill-worker.ts';
@@ -17,6 +19,8 @@ export interface AnalyticsPipelineOptions {
   /** Spools this process moves back into the store, one backfill worker each. */
   backfill: readonly EventSpool[];
   buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
+  /** Called with the events of every successful insert, from the buffer and the backfill (webhooks' analytics.events). */
+  onStored?: (events: EventBatch | readonly EventRecord[]) => void;
   /** The process's logger; the pipeline logs store and spool failures (one line per 5 s), drops and where it writes. */
   logger: Logger;
 }
@@ -41,7 +45,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     lastLog = now;
     logger.warn({ err }, `${context} failed`);
   };
-  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill') }));
+  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill'), onStored: o.onStored }));
   let dropsSinceLog = 0;
   let lastDropLog = 0;
   const sink = new EventWriteBuffer({
@@ -55,6 +59,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
       dropsSinceLog = 0;
     },
     store,
+    onStored: o.onStored,
     enricher: new HitEnricher(),
     spool,
     onSpooled: () => {

@@ -7,6 +7,7 @@
 // Each look at the spool notes the click time of the oldest event at its head (none once it is
 // empty), so the backfill lag is known without reading the spool again.
 import { progressLine, type ProgressLine } from '../../process/progress-line.ts';
+import type { EventRecord } from '../events/analytics-event.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpoolEntry } from './event-spool.ts';
 
@@ -20,6 +21,8 @@ export interface BackfillWorkerOptions {
   /** Poll interval while the spool is empty (ms). Default 5000. */
   idlePollMs?: number;
   onError?: (error: unknown) => void;
+  /** Called with a batch's records once its insert succeeded (e.g. to feed analytics.events webhooks). */
+  onStored?: (records: readonly EventRecord[]) => void;
   random?: () => number;
   /** Where a long drain reports progress; default: stderr, drawn only when it is a terminal. */
   progress?: ProgressLine;
@@ -113,6 +116,7 @@ export class BackfillWorker {
         try {
           await this.options.store.insert(entry.batch.records, entry.batch.token);
           await this.options.spool.ack(entry.id);
+          this.options.onStored?.(entry.batch.records);
         } catch (err) {
           this.m.failedAttempts++;
           this.options.onError?.(err);

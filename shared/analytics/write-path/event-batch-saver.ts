@@ -33,6 +33,8 @@ export interface EventBatchSaverOptions {
   insertTimeoutMs?: number;
   /** After a failed insert, send batches straight to the spool for this long (ms). Default 5000. */
   storeCooldownMs?: number;
+  /** Called with a batch once its insert succeeded (e.g. to feed analytics.events webhooks). */
+  onStored?: (batch: EventBatch) => void;
   /** Called after a batch was spooled (e.g. to wake the backfill worker). */
   onSpooled?: () => void;
   /** Failures worth logging; never rethrown. */
@@ -155,6 +157,7 @@ export class EventBatchSaver {
     }
     this.#m.flushedEvents += batch.batch.rows;
     this.#m.flushedBatches++;
+    this.#o.onStored?.(batch.batch);
     this.#m.lastFlushLatencyMs = this.#clock() - started;
   }
 

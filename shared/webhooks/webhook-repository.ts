@@ -1,0 +1,229 @@
+// Invariant: endpoints are managed here for the admin CLI and the dashboard alike. A URL is
+// checked by the address policy before it is saved; the secret is made here, sealed at rest
+// (webhook-secret.ts) and shown in full only to whoever adds or rotates it; listings show its last
+// 4 characters. A rotation keeps the previous secret signing for ROTATION_OVERLAP_MS. A replay
+// puts the same message (same id, same body) back in the queue.
+import type { Sql } from '../db/sql.ts';
+import { AppError } from '../errors/app-error.ts';
+import { formatPgInstant } from '../time/instant.ts';
+import { isWebhookEventType, messageBody, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events.ts';
+import { generateSecret, lastFour, openSecret, sealSecret } from './webhook-secret.ts';
+import { checkWebhookUrl } from './webhook-url-policy.ts';
+
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+export const MAX_ENDPOINTS_PER_ORG = 20;
+
+export interface WebhookSettings {
+  allowPrivate: boolean;
+  secretsKey: Buffer | undefined;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  orgId: string;
+  url: string;
+  eventTypes: WebhookEventType[];
+  secretLast4: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+interface EndpointRow {
+  id: string;
+  org_id: string;
+  url: string;
+  event_types: string[];
+  secret_last4: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
+  id: r.id,
+  orgId: r.org_id,
+  url: r.url,
+  eventTypes: r.event_types.filter(isWebhookEventType),
+  secretLast4: r.secret_last4,
+  enabled: r.enabled,
+  disabledReason: r.disabled_reason,
+  createdAt: formatPgInstant(r.created_at),
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function endpointNotFound(id: string): AppError {
+  return new AppError('EN001', `Webhook endpoint ${id} not found`);
+}
+
+/** The event types given, checked; VE001 naming the valid ones otherwise. */
+export function parseEventTypes(input: readonly string[]): WebhookEventType[] {
+  const list = [...new Set(input.map((t) => t.trim()).filter((t) => t !== ''))];
+  const bad = list.filter((t) => !isWebhookEventType(t));
+  if (list.length === 0 || bad.length > 0) {
+    throw new AppError('VE001', `eventTypes must be one or more of ${WEBHOOK_EVENT_TYPES.join(', ')}`, { field: 'eventTypes' });
+  }
+  return list as WebhookEventType[];
+}
+
+export async function addEndpoint(
+  sql: Sql,
+  settings: WebhookSettings,
+  orgId: string,
+  input: { url: string; eventTypes: readonly string[] },
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const eventTypes = parseEventTypes(input.eventTypes);
+  const url = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivate });
+  const secret = generateSecret();
+  return sql.begin(async (tx) => {
+    await tx`select id from organizations where id = ${orgId} for update`;
+    const [count] = await tx<{ n: number }[]>`select count(*)::int as n from webhook_endpoints where org_id = ${orgId} and removed_at is null`;
+    if ((count?.n ?? 0) >= MAX_ENDPOINTS_PER_ORG)
+      throw new AppError('VE001', `An organisation has at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints`, { field: 'url' });
+    const [row] = await tx<EndpointRow[]>`
+      insert into webhook_endpoints (org_id, url, event_types, secret, secret_last4)
+      values (${orgId}, ${url}, ${eventTypes}, ${sealSecret(secret, settings.secretsKey)}, ${lastFour(secret)})
+      returning *`;
+    return { endpoint: toEndpoint(row as EndpointRow), secret };
+  });
+}
+
+export async function listEndpoints(sql: Sql, orgId: string): Promise<WebhookEndpoint[]> {
+  const rows = await sql<EndpointRow[]>`select * from webhook_endpoints where org_id = ${orgId} and removed_at is null order by created_at, id`;
+  return rows.map(toEndpoint);
+}
+
+export async function findEndpoint(sql: Sql, orgId: string, id: string): Promise<WebhookEndpoint> {
+  if (!UUID.test(id)) throw endpointNotFound(id);
+  const [row] = await sql<EndpointRow[]>`select * from webhook_endpoints where org_id = ${orgId} and id = ${id} and removed_at is null`;
+  if (!row) throw endpointNotFound(id);
+  return toEndpoint(row);
+}
+
+/** Removes the endpoint (soft: its log stays for the 30 days) and drops its pending messages. */
+export async function removeEndpoint(sql: Sql, orgId: string, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await findEndpoint(sql, orgId, id);
+  await sql.begin(async (tx) => {
+    await tx`update webhook_endpoints set removed_at = now(), enabled = false where id = ${id}`;
+    await tx`update webhook_messages set status = 'DROPPED', lease_owner = null, lease_until = null where endpoint_id = ${id} and status = 'PENDING'`;
+  });
+  return { ...endpoint, enabled: false };
+}
+
+export async function setEndpointEnabled(sql: Sql, orgId: string, id: string, enabled: boolean): Promise<WebhookEndpoint> {
+  await findEndpoint(sql, orgId, id);
+  const [row] = await sql<EndpointRow[]>`
+    update webhook_endpoints set enabled = ${enabled}, disabled_reason = null where id = ${id} returning *`;
+  return toEndpoint(row as EndpointRow);
+}
+
+export async function updateEndpoint(
+  sql: Sql,
+  settings: WebhookSettings,
+  orgId: string,
+  id: string,
+  input: { url?: string; eventTypes?: readonly string[] },
+): Promise<WebhookEndpoint> {
+  const current = await findEndpoint(sql, orgId, id);
+  const eventTypes = input.eventTypes === undefined ? current.eventTypes : parseEventTypes(input.eventTypes);
+  const url = input.url === undefined ? current.url : await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivate });
+  const [row] = await sql<EndpointRow[]>`update webhook_endpoints set url = ${url}, event_types = ${eventTypes} where id = ${id} returning *`;
+  return toEndpoint(row as EndpointRow);
+}
+
+/** A new secret; the previous one keeps signing for ROTATION_OVERLAP_MS. */
+export async function rotateSecret(sql: Sql, settings: WebhookSettings, orgId: string, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  await findEndpoint(sql, orgId, id);
+  const secret = generateSecret();
+  const [row] = await sql<EndpointRow[]>`
+    update webhook_endpoints
+    set previous_secret = secret, previous_secret_until = now() + ${`${ROTATION_OVERLAP_MS} milliseconds`}::interval,
+        secret = ${sealSecret(secret, settings.secretsKey)}, secret_last4 = ${lastFour(secret)}
+    where id = ${id} returning *`;
+  return { endpoint: toEndpoint(row as EndpointRow), secret };
+}
+
+/** The secret in full (the dashboard's "reveal"). */
+export async function revealSecret(sql: Sql, settings: WebhookSettings, orgId: string, id: string): Promise<string> {
+  await findEndpoint(sql, orgId, id);
+  const [row] = await sql<{ secret: string }[]>`select secret from webhook_endpoints where id = ${id}`;
+  return openSecret((row as { secret: string }).secret, settings.secretsKey);
+}
+
+/** Queues a test message for the endpoint (whatever event types it wants); its webhook-id. */
+export async function sendTestEvent(sql: Sql, orgId: string, id: string): Promise<string> {
+  const endpoint = await findEndpoint(sql, orgId, id);
+  const body = messageBody(TEST_EVENT_TYPE, { endpointId: endpoint.id, message: 'This is a test event.' });
+  const [row] = await sql<{ id: string }[]>`
+    insert into webhook_messages (id, endpoint_id, org_id, type, body)
+    values ('msg_' || replace(gen_random_uuid()::text, '-', ''), ${endpoint.id}, ${orgId}, ${TEST_EVENT_TYPE}, ${body})
+    returning id`;
+  return (row as { id: string }).id;
+}
+
+/**
+ * Puts messages of the organisation back in the queue, as they were (same id, same body), due
+ * now: one by id, or every one an endpoint was sent between two instants. The ids replayed.
+ */
+export async function replayMessages(sql: Sql, orgId: string, which: { messageId: string } | { endpointId: string; from: Date; to: Date }): Promise<string[]> {
+  const rows =
+    'messageId' in which
+      ? await sql<{ id: string }[]>`
+          update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
+          where id = ${which.messageId} and org_id = ${orgId} and status <> 'PENDING' returning id`
+      : await sql<{ id: string }[]>`
+          update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
+          where endpoint_id = ${(await findEndpoint(sql, orgId, which.endpointId)).id} and org_id = ${orgId}
+            and created_at >= ${which.from.toISOString()} and created_at < ${which.to.toISOString()} and status <> 'PENDING' returning id`;
+  if ('messageId' in which && rows.length === 0) {
+    const [exists] = await sql`select status from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`;
+    if (!exists) throw new AppError('EN001', `Webhook message ${which.messageId} not found`);
+    return [which.messageId]; // already queued: it will be sent anyway
+  }
+  return rows.map((r) => r.id);
+}
+
+export interface WebhookAttempt {
+  messageId: string;
+  type: string;
+  attemptedAt: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseBody: string;
+  replay: boolean;
+  messageStatus: string;
+}
+
+/** The endpoint's attempts, newest first (the log kept 30 days). */
+export async function listAttempts(sql: Sql, orgId: string, endpointId: string, limit = 100): Promise<WebhookAttempt[]> {
+  await findEndpoint(sql, orgId, endpointId);
+  const rows = await sql<
+    {
+      message_id: string;
+      type: string;
+      attempted_at: string;
+      status_code: number | null;
+      error: string | null;
+      duration_ms: number;
+      response_body: string;
+      replay: boolean;
+      status: string;
+    }[]
+  >`
+    select a.message_id, m.type, a.attempted_at, a.status_code, a.error, a.duration_ms, a.response_body, a.replay, m.status
+    from webhook_attempts a join webhook_messages m on m.id = a.message_id
+    where a.endpoint_id = ${endpointId} order by a.attempted_at desc, a.id desc limit ${limit}`;
+  return rows.map((r) => ({
+    messageId: r.message_id,
+    type: r.type,
+    attemptedAt: formatPgInstant(r.attempted_at),
+    statusCode: r.status_code,
+    error: r.error,
+    durationMs: r.duration_ms,
+    responseBody: r.response_body,
+    replay: r.replay,
+    messageStatus: r.status,
+  }));
+}

@@ -1,0 +1,375 @@
+// Invariant: endpoints are refused unless https and public (WEBHOOK_ALLOW_PRIVATE aside), their
+// secrets are sealed at rest with a key, every link change queues its event in its own
+// transaction, and the delivery worker signs (verified by the standardwebhooks package, both
+// secrets during a rotation), retries with the same webhook-id, honours Retry-After, disables on
+// 410, replays with the same ids, never sends one message twice at once, and is bounded against
+// slow, huge, redirecting, rebinding and silent receivers. Real Postgres, real HTTP.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test/support/servers.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.ts';
+import { addDomainToVerify, recordCheck } from '../domains/domain-verification.ts';
+import { saveLink, type Actor, type LinkServiceDeps } from '../links/save-link.ts';
+import { createOrganization } from '../orgs/org-repository.ts';
+import { DeliveryWorker } from './delivery-worker.ts';
+import {
+  addEndpoint,
+  listAttempts,
+  listEndpoints,
+  replayMessages,
+  revealSecret,
+  rotateSecret,
+  sendTestEvent,
+  type WebhookSettings,
+} from './webhook-repository.ts';
+
+let db: TestDatabase;
+const receivers: WebhookReceiver[] = [];
+beforeAll(async () => {
+  db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
+});
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+  await db?.drop();
+});
+
+const KEY = Buffer.alloc(32, 7);
+const open: WebhookSettings = { allowPrivate: true, secretsKey: KEY };
+const strict: WebhookSettings = { allowPrivate: false, secretsKey: KEY };
+const deps = (): LinkServiceDeps => ({ sql: db.sql, shortLinkBase: 'https://sho.rt', now: Date.now });
+
+async function actorOf(name: string): Promise<Actor> {
+  return { org: await createOrganization(db.sql, { name, plan: 'BUSINESS' }), attribution: 'api-key:test', via: 'EXTERNAL' };
+}
+
+async function receiver(): Promise<WebhookReceiver> {
+  const r = await startWebhookReceiver();
+  receivers.push(r);
+  return r;
+}
+
+function worker(o: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {}): DeliveryWorker {
+  return new DeliveryWorker({ sql: db.sql, allowPrivate: true, secretsKey: KEY, retryScheduleMs: [50, 50, 50], timeoutMs: 2_000, ...o });
+}
+
+/** Runs rounds until `done` holds (or 10 s pass). */
+async function until(w: DeliveryWorker, done: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in 10 s');
+    if ((await w.runOnce()) === 0) await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+async function statusOf(id: string): Promise<string> {
+  const [row] = await db.sql<{ status: string }[]>`select status from webhook_messages where id = ${id}`;
+  return row?.status ?? 'missing';
+}
+
+describe('endpoints', () => {
+  it('refuses a URL that is not https or whose host is private, with a VE001 naming url and why', async () => {
+    const { org } = await actorOf('wh-policy');
+    const add = (url: string, s = strict) => addEndpoint(db.sql, s, org.id, { url, eventTypes: ['link.created'] });
+    await expect(add('http://example.com/hook')).rejects.toMatchObject({ code: 'VE001', details: { field: 'url', reason: 'NOT_HTTPS' } });
+    await expect(add('https://127.0.0.1/hook')).rejects.toMatchObject({ code: 'VE001', details: { reason: 'PRIVATE_ADDRESS' } });
+    await expect(add('https://[::ffff:10.0.0.1]/hook')).rejects.toMatchObject({ details: { reason: 'PRIVATE_ADDRESS' } });
+    await expect(add('https://localhost/hook')).rejects.toMatchObject({ message: expect.stringContaining('private address') });
+    await expect(add('not a url')).rejects.toMatchObject({ details: { reason: 'INVALID_URL' } });
+    await expect(addEndpoint(db.sql, strict, org.id, { url: 'https://93.184.215.14/h', eventTypes: ['link.nope'] })).rejects.toMatchObject({
+      details: { field: 'eventTypes' },
+    });
+    // WEBHOOK_ALLOW_PRIVATE: http and loopback pass.
+    const { endpoint } = await add('http://127.0.0.1:9/hook', open);
+    expect(endpoint.url).toBe('http://127.0.0.1:9/hook');
+  });
+
+  it('seals the secret at rest, lists its last 4 only, reveals it to whoever may', async () => {
+    const { org } = await actorOf('wh-secret');
+    const { endpoint, secret } = await addEndpoint(db.sql, open, org.id, { url: 'https://93.184.215.14/h', eventTypes: ['link.created'] });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    const [row] = await db.sql<{ secret: string }[]>`select secret from webhook_endpoints where id = ${endpoint.id}`;
+    expect(row?.secret.startsWith('sealed:v1:')).toBe(true);
+    expect(row?.secret).not.toContain(secret.slice(6, 20));
+    const listed = await listEndpoints(db.sql, org.id);
+    expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, secretLast4: secret.slice(-4) })]);
+    expect(JSON.stringify(listed)).not.toContain(secret.slice(6, 20));
+    expect(await revealSecret(db.sql, open, org.id, endpoint.id)).toBe(secret);
+    // Another organisation never sees it.
+    const other = await actorOf('wh-secret-other');
+    await expect(revealSecret(db.sql, open, other.org.id, endpoint.id)).rejects.toMatchObject({ code: 'EN001' });
+  });
+});
+
+describe('link events', () => {
+  it('queues link.created, link.updated, link.archived alone and link.updated on restore, each the Short URL object as answered', async () => {
+    const actor = await actorOf('wh-links');
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, {
+      url: 'http://127.0.0.1:9/h',
+      eventTypes: ['link.created', 'link.updated', 'link.archived'],
+    });
+    const created = await saveLink(deps(), actor, { url: 'https://e.example/a' });
+    const code = created.view.shortCode;
+    const updated = await saveLink(deps(), actor, { url: 'https://e.example/b', shortCode: code });
+    const archived = await saveLink(deps(), actor, { url: 'https://e.example/b', shortCode: code, isActive: false });
+    const restored = await saveLink(deps(), actor, { url: 'https://e.example/b', shortCode: code, isActive: true });
+    const rows = await db.sql<{ type: string; body: string }[]>`
+      select type, body from webhook_messages where endpoint_id = ${endpoint.id} order by created_at, id`;
+    expect(rows.map((r) => r.type)).toEqual(['link.created', 'link.updated', 'link.archived', 'link.updated']);
+    const bodies = rows.map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: unknown });
+    expect(bodies.map((b) => b.data)).toEqual([created.view, updated.view, archived.view, restored.view]);
+    expect(bodies.every((b) => !Number.isNaN(Date.parse(b.timestamp)) && b.timestamp.endsWith('Z'))).toBe(true);
+  });
+
+  it('queues nothing when the save rolls back, and nothing for an endpoint that does not want the type', async () => {
+    const actor = await actorOf('wh-links-rollback');
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: 'http://127.0.0.1:9/h', eventTypes: ['link.archived'] });
+    const a = await saveLink(deps(), actor, { url: 'https://e.example/a' });
+    await expect(saveLink(deps(), actor, { url: 'https://e.example/a', shortCode: a.view.shortCode, customDomain: 'nope.example' })).rejects.toThrow();
+    const [n] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where endpoint_id = ${endpoint.id}`;
+    expect(n?.n).toBe(0);
+  });
+});
+
+describe('domain events', () => {
+  it('the verifier queues domain.verified at PENDING → ACTIVE and domain.failed once at PENDING → FAILED', async () => {
+    const { org } = await actorOf('wh-domains');
+    const { endpoint } = await addEndpoint(db.sql, open, org.id, { url: 'http://127.0.0.1:9/h', eventTypes: ['domain.verified', 'domain.failed'] });
+    const ok = await addDomainToVerify(db.sql, org, 'verified.wh-test.example');
+    const bad = await addDomainToVerify(db.sql, org, 'failed.wh-test.example');
+    const check = (verified: boolean) => ({ verified, pointsAtDefault: null, problem: verified ? null : 'no TXT record' });
+    await recordCheck(db.sql, ok, check(true), Date.now());
+    const later = Date.now() + 8 * 24 * 3600_000;
+    await recordCheck(db.sql, bad, check(false), later);
+    await recordCheck(db.sql, bad, check(false), later); // FAILED again: no second event
+    const rows = await db.sql<
+      { type: string; body: string }[]
+    >`select type, body from webhook_messages where endpoint_id = ${endpoint.id} order by created_at, id`;
+    expect(rows.map((r) => r.type)).toEqual(['domain.verified', 'domain.failed']);
+    expect(rows.map((r) => (JSON.parse(r.body) as { data: unknown }).data)).toEqual([
+      expect.objectContaining({ host: 'verified.wh-test.example', status: 'ACTIVE' }),
+      expect.objectContaining({ host: 'failed.wh-test.example', status: 'FAILED', lastCheckError: 'no TXT record' }),
+    ]);
+    expect(rows[0]?.body).not.toContain(ok.token as string);
+  });
+});
+
+describe('delivery', () => {
+  it('signs every attempt so the standardwebhooks package verifies it, with both secrets during a rotation', async () => {
+    const actor = await actorOf('wh-sign');
+    const r = await receiver();
+    const { endpoint, secret } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
+    r.secrets.push(secret);
+    await saveLink(deps(), actor, { url: 'https://e.example/s1' });
+    const w = worker();
+    await until(w, () => r.received.length === 1);
+    expect(r.received[0]?.verifiedBy).toEqual([0]);
+    const rotated = await rotateSecret(db.sql, open, actor.org.id, endpoint.id);
+    r.secrets.push(rotated.secret);
+    await saveLink(deps(), actor, { url: 'https://e.example/s2' });
+    await until(w, () => r.received.length === 2);
+    // Signed with the new and the previous secret: a receiver holding either verifies it.
+    expect(r.received[1]?.verifiedBy).toEqual([0, 1]);
+    expect(r.unverified).toEqual([]);
+    // After the 24 h, only the new one signs.
+    await db.sql`update webhook_endpoints set previous_secret_until = now() - interval '1 second' where id = ${endpoint.id}`;
+    await sendTestEvent(db.sql, actor.org.id, endpoint.id);
+    await until(w, () => r.received.length === 3);
+    expect(r.received[2]).toMatchObject({ type: 'webhook.test', verifiedBy: [1] });
+  });
+
+  it('retries a failed message (5xx, 3xx, no answer) with the same webhook-id, then delivers; a spent schedule is FAILED', async () => {
+    const actor = await actorOf('wh-retry');
+    const r = await receiver();
+    const answers = [500, 302, 200];
+    r.answer = (_req, res) => {
+      const status = answers.shift() ?? 200;
+      res.writeHead(status, status === 302 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}).end('nope');
+    };
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
+    await saveLink(deps(), actor, { url: 'https://e.example/r' });
+    const w = worker();
+    await until(w, () => r.received.length === 3);
+    expect(new Set(r.received.map((x) => x.id)).size).toBe(1);
+    const id = r.received[0]?.id as string;
+    await until(w, async () => (await statusOf(id)) === 'DELIVERED');
+    const log = await listAttempts(db.sql, actor.org.id, endpoint.id);
+    expect(log.map((a) => a.statusCode)).toEqual([200, 302, 500]);
+    expect(log[2]).toMatchObject({ responseBody: 'nope', messageId: id });
+
+    // Always 500: attempts = 1 + the schedule's 3 retries, then FAILED.
+    r.answer = (_req, res) => void res.writeHead(500).end();
+    await saveLink(deps(), actor, { url: 'https://e.example/r2' });
+    await until(w, () => r.received.length === 7);
+    const last = r.received[6]?.id as string;
+    await until(w, async () => (await statusOf(last)) === 'FAILED');
+    // (Other tests' endpoints share the queue: at least these two.)
+    expect(w.metrics().delivered).toBeGreaterThanOrEqual(1);
+    expect(w.metrics().failed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('honours Retry-After on 429 and 503', async () => {
+    const actor = await actorOf('wh-retry-after');
+    const r = await receiver();
+    r.answer = (_req, res) => void res.writeHead(429, { 'retry-after': '120' }).end();
+    await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
+    await saveLink(deps(), actor, { url: 'https://e.example/ra' });
+    const w = worker();
+    await until(w, () => r.received.length === 1);
+    const [row] = await db.sql<{ wait: number }[]>`
+      select extract(epoch from next_attempt_at - last_attempt_at)::float8 as wait from webhook_messages where id = ${r.received[0]?.id as string}`;
+    expect(row?.wait).toBeGreaterThan(119);
+    expect(row?.wait).toBeLessThan(122);
+  });
+
+  it('disables the endpoint on 410 and drops its pending messages; enabling takes new ones', async () => {
+    const actor = await actorOf('wh-gone');
+    const r = await receiver();
+    r.answer = (_req, res) => void res.writeHead(410).end();
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
+    await saveLink(deps(), actor, { url: 'https://e.example/g1' });
+    await saveLink(deps(), actor, { url: 'https://e.example/g2' });
+    await worker({ batchSize: 1 }).runOnce();
+    const rows = await db.sql<{ status: string }[]>`select status from webhook_messages where endpoint_id = ${endpoint.id}`;
+    expect(rows.map((x) => x.status)).toEqual(['DROPPED', 'DROPPED']);
+    expect((await listEndpoints(db.sql, actor.org.id))[0]).toMatchObject({ enabled: false, disabledReason: 'GONE' });
+    await saveLink(deps(), actor, { url: 'https://e.example/g3' });
+    const [n] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where endpoint_id = ${endpoint.id}`;
+    expect(n?.n).toBe(2); // a disabled endpoint is queued nothing
+  });
+
+  it('replays one message, and an endpoint’s time range, with the same ids and bodies', async () => {
+    const actor = await actorOf('wh-replay');
+    const r = await receiver();
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
+    const from = new Date(Date.now() - 1000);
+    for (let i = 0; i < 3; i++) await saveLink(deps(), actor, { url: `https://e.example/p${i}` });
+    const w = worker();
+    await until(w, () => r.received.length === 3);
+    const first = r.received.map((x) => ({ id: x.id, body: x.body }));
+    expect(await replayMessages(db.sql, actor.org.id, { messageId: first[1]?.id as string })).toEqual([first[1]?.id]);
+    await until(w, () => r.received.length === 4);
+    expect({ id: r.received[3]?.id, body: r.received[3]?.body }).toEqual(first[1]);
+    const again = await replayMessages(db.sql, actor.org.id, { endpointId: endpoint.id, from, to: new Date() });
+    expect(new Set(again)).toEqual(new Set(first.map((x) => x.id)));
+    await until(w, () => r.received.length === 7);
+    expect(
+      r.received
+        .slice(4)
+        .map((x) => x.body)
+        .sort(),
+    ).toEqual(first.map((x) => x.body).sort());
+    expect((await listAttempts(db.sql, actor.org.id, endpoint.id)).filter((a) => a.replay)).toHaveLength(4);
+    await expect(replayMessages(db.sql, (await actorOf('wh-replay-other')).org.id, { messageId: first[0]?.id as string })).rejects.toMatchObject({
+      code: 'EN001',
+    });
+  });
+
+  it('two workers at once never send one message twice concurrently, and deliver each once', async () => {
+    const actor = await actorOf('wh-two');
+    const r = await receiver();
+    r.answer = (_req, res) => void setTimeout(() => res.writeHead(200).end(), 20);
+    await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
+    for (let i = 0; i < 60; i++) await saveLink(deps(), actor, { url: `https://e.example/t${i}` });
+    const a = worker({ batchSize: 8 });
+    const b = worker({ batchSize: 8 });
+    a.start();
+    b.start();
+    const deadline = Date.now() + 15_000;
+    while (r.ids().size < 60 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+    await Promise.all([a.stop(), b.stop()]);
+    expect(r.ids().size).toBe(60);
+    expect(r.received).toHaveLength(60);
+    expect(r.maxInFlight).toBe(1);
+    expect(a.metrics().delivered).toBeGreaterThan(0);
+    expect(b.metrics().delivered).toBeGreaterThan(0);
+  });
+
+  it('sends analytics.events at most once a second per endpoint', async () => {
+    const actor = await actorOf('wh-analytics-rate');
+    const r = await receiver();
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['analytics.events'] });
+    for (let i = 0; i < 3; i++) {
+      await db.sql`insert into webhook_messages (id, endpoint_id, org_id, type, body) values (${`msg_rate${i}`}, ${endpoint.id}, ${actor.org.id}, 'analytics.events', '{"type":"analytics.events","timestamp":"2026-11-24T00:00:00.000Z","data":{"events":[]}}')`;
+    }
+    const w = worker();
+    await until(w, () => r.received.length === 3);
+    const gaps = r.received.slice(1).map((x, i) => x.at - (r.received[i] as { at: number }).at);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(950);
+  });
+});
+
+describe('bad receivers tie up nothing beyond their own timeout', () => {
+  let hostile: Server;
+  let base: string;
+  const sockets = new Set<Socket>();
+  beforeAll(async () => {
+    hostile = createServer((req, res) => {
+      if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end(), 60_000);
+      if (req.url === '/huge') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        let sent = 0;
+        const pump = (): void => {
+          while (sent < 100 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        return pump();
+      }
+      if (req.url === '/redirect') return void res.writeHead(307, { location: '/ok' }).end();
+      if (req.url === '/ok') return void res.writeHead(200).end();
+    });
+    hostile.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => hostile.close(resolve));
+  });
+
+  async function attemptTo(path: string, o: { allowPrivate?: boolean; host?: string } = {}) {
+    const actor = await actorOf(`wh-bad-${path.slice(1)}`);
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: `${base}${path}`, eventTypes: ['link.created'] });
+    if (o.host) await db.sql`update webhook_endpoints set url = ${`http://${o.host}:${new URL(base).port}${path}`} where id = ${endpoint.id}`;
+    const id = await sendTestEvent(db.sql, actor.org.id, endpoint.id);
+    const started = Date.now();
+    await worker({ timeoutMs: 500, allowPrivate: o.allowPrivate ?? true }).runOnce();
+    const [attempt] = await listAttempts(db.sql, actor.org.id, endpoint.id);
+    return { attempt, ms: Date.now() - started, status: await statusOf(id) };
+  }
+
+  it('a receiver that never answers: the attempt ends at its timeout and is retried', async () => {
+    const { attempt, ms, status } = await attemptTo('/slow');
+    expect(attempt).toMatchObject({ statusCode: null, error: 'no answer within 500 ms' });
+    expect(ms).toBeLessThan(3_000);
+    expect(status).toBe('PENDING');
+  });
+
+  it('a 100 MB answer: 1 KiB is read and kept, the connection dropped', async () => {
+    const { attempt, ms, status } = await attemptTo('/huge');
+    expect(attempt?.statusCode).toBe(200);
+    expect(attempt?.responseBody).toBe('x'.repeat(1024));
+    expect(ms).toBeLessThan(3_000);
+    expect(status).toBe('DELIVERED');
+  });
+
+  it('a redirect is not followed: a failed attempt', async () => {
+    const { attempt, status } = await attemptTo('/redirect');
+    expect(attempt?.statusCode).toBe(307);
+    expect(status).toBe('PENDING');
+  });
+
+  it('a host that resolves to a private address at send time (DNS rebinding) is refused at connect', async () => {
+    const { attempt, status } = await attemptTo('/ok', { allowPrivate: false, host: 'localhost' });
+    expect(attempt).toMatchObject({ statusCode: null, error: expect.stringContaining('non-public address') });
+    expect(status).toBe('PENDING');
+  });
+});
