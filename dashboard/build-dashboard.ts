@@ -20,6 +20,7 @@ import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAnalyticsRoutes } from './routes/analytics-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerDomainRoutes } from './routes/domain-routes.ts';
+import { registerWebhookRoutes } from './routes/webhook-routes.ts';
 import { registerIntegrationRoutes } from './routes/integration-routes.ts';
 import { registerLinkRoutes } from './routes/link-routes.ts';
 import { registerMemberRoutes } from './routes/member-routes.ts';
@@ -35,6 +36,7 @@ const ROUTE_MODULES: readonly ((app: FastifyInstance, deps: DashboardDeps, cooki
   registerAnalyticsRoutes,
   registerIntegrationRoutes,
   registerDomainRoutes,
+  registerWebhookRoutes,
   registerMemberRoutes,
   registerOrgRoutes,
 ];

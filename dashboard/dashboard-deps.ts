@@ -6,6 +6,7 @@ import type { LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { DomainChecker } from './domain-checks.ts';
 import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
+import type { WebhookSettings } from '../shared/webhooks/webhook-repository.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 
 export interface DashboardDeps {
@@ -28,4 +29,6 @@ export interface DashboardDeps {
   analytics: AnalyticsReads;
   /** Custom-domain verification: checks a domain on demand (the schedule runs in the background). */
   domains: Pick<DomainChecker, 'checkNow'>;
+  /** WEBHOOK_ALLOW_PRIVATE and WEBHOOK_SECRETS_KEY. */
+  webhooks: WebhookSettings;
 }

@@ -70,6 +70,7 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
     logger: o.logger,
     now: Date.now,
     domains: checker,
+    webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretsKey: config.WEBHOOK_SECRETS_KEY },
     links: linkServiceDeps(backends.db.sql, config, { onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url) }),
   };
   const app = await buildDashboard(deps);

@@ -8,6 +8,7 @@ import { PLATFORMS } from '../../shared/apps/platform.ts';
 import { SCOPES } from '../../shared/keys/api-key.ts';
 import { linkResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
 import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/webhook-events.ts';
 import type { RouteName } from './routes.ts';
 import { aggregateResponseSchema } from '../../shared/analytics/reads/aggregate-response.ts';
 import { AGGREGATE_DIMENSIONS } from '../../shared/analytics/reads/analytics-params.ts';
@@ -47,6 +48,27 @@ const keyView = z.object({
   createdBy: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
   status: z.enum(['active', 'revoked']),
+});
+const webhookView = z.object({
+  id: z.string(),
+  url: z.string(),
+  eventTypes: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  /** The secret's last 4 characters; the whole secret only from add, rotate and reveal. */
+  secretLast4: z.string(),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  createdAt: z.string(),
+});
+const webhookAttemptView = z.object({
+  messageId: z.string(),
+  type: z.string(),
+  attemptedAt: z.string(),
+  statusCode: z.number().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+  responseBody: z.string(),
+  replay: z.boolean(),
+  messageStatus: z.string(),
 });
 const domainView = z.object({
   id: z.string(),
@@ -157,6 +179,18 @@ export const SCHEMAS = {
   addDomain: { body: z.object({ host: z.string().max(300) }), response: domainView },
   checkDomain: { response: domainView },
   removeDomain: { response: ok },
+  webhooks: { response: z.object({ endpoints: z.array(webhookView), eventTypes: z.array(z.enum(WEBHOOK_EVENT_TYPES)) }) },
+  addWebhook: {
+    body: z.object({ url: z.string().max(2048), eventTypes: z.array(z.string().max(40)).max(20) }),
+    response: z.object({ endpoint: webhookView, secret: z.string() }),
+  },
+  webhookEnabled: { body: z.object({ enabled: z.boolean() }), response: webhookView },
+  rotateWebhook: { response: z.object({ endpoint: webhookView, secret: z.string() }) },
+  revealWebhookSecret: { response: z.object({ secret: z.string() }) },
+  testWebhook: { response: z.object({ webhookId: z.string() }) },
+  removeWebhook: { response: ok },
+  webhookAttempts: { response: z.object({ attempts: z.array(webhookAttemptView) }) },
+  replayWebhookMessage: { response: z.object({ replayed: z.array(z.string()) }) },
 } satisfies Record<RouteName, RouteSchema>;
 
 export type Schemas = typeof SCHEMAS;

@@ -74,6 +74,8 @@ export async function startDashboardApp(
     now: Date.now,
     links: linkServiceDeps(db.sql, { REDIRECT_PORT: 8080, SHORT_LINK_BASE_URL: 'https://sho.rt' }),
     domains: checker,
+    // Test receivers listen on loopback over http.
+    webhooks: { allowPrivate: true, secretsKey: Buffer.alloc(32, 1) },
   };
   const app = await buildDashboard(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,6 +1,6 @@
 // Invariant: the navigation is this list, in order. A page adds its entry here and its route in
 // pages/index.ts; `permission` hides the entry from roles that may not use it (the server refuses
-// them anyway). Webhooks pages plug in here.
+// them anyway).
 export interface NavItem {
   to: string;
   label: string;
@@ -13,7 +13,7 @@ export const NAV: NavItem[] = [
   { to: '/keys', label: 'API keys', permission: 'integrations:manage' },
   { to: '/apps', label: 'Mobile apps' },
   { to: '/domains', label: 'Domains' },
-  // Webhooks go here.
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/members', label: 'Members' },
   { to: '/usage', label: 'Usage' },
   { to: '/settings', label: 'Settings' },

@@ -10,6 +10,7 @@ import { keysRoute } from './Keys.tsx';
 import { membersRoute } from './Members.tsx';
 import { settingsRoute } from './Settings.tsx';
 import { usageRoute } from './Usage.tsx';
+import { webhooksRoute } from './Webhooks.tsx';
 import { inviteRoute } from './Invite.tsx';
 import { editLinkRoute, newLinkRoute } from './LinkEditor.tsx';
 import { linksRoute } from './Links.tsx';
@@ -38,6 +39,7 @@ export const routeTree = rootRoute.addChildren([
     keysRoute,
     appsRoute,
     domainsRoute,
+    webhooksRoute,
     membersRoute,
     usageRoute,
     settingsRoute,

@@ -1,0 +1,259 @@
+// Webhooks: add an endpoint (https URL and the event types it wants; the secret shown once in a
+// dialog), and per endpoint reveal or rotate the secret, send a test event, enable or disable,
+// remove, and its delivery log (each attempt's time, status, duration and answer) with replay.
+// Owners and admins manage; everyone sees.
+import { createRoute } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import type { ResponseOf } from '../../../contract/schemas.ts';
+import { ApiError } from '../api.ts';
+import { appRoute } from '../routes/root.tsx';
+import { may, useSession } from '../session.ts';
+import { CheckField } from '../ui/Choice.tsx';
+import { Dialog } from '../ui/Dialog.tsx';
+import { Field, FormError } from '../ui/Field.tsx';
+import { useFormErrors } from '../ui/use-form-errors.ts';
+import { useWebhookActions, useWebhookAttempts, useWebhooks } from './webhook-hooks.ts';
+
+export const webhooksRoute = createRoute({ getParentRoute: () => appRoute, path: '/webhooks', component: WebhooksPage });
+
+type Endpoint = ResponseOf<'webhooks'>['endpoints'][number];
+interface Shown {
+  title: string;
+  secret: string;
+}
+
+function WebhooksPage() {
+  const view = useSession();
+  const canManage = may(view, 'integrations:manage');
+  const hooks = useWebhooks();
+  const [shown, setShown] = useState<Shown | null>(null);
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <p>
+        Each endpoint receives the events it wants as signed POST requests (Standard Webhooks: verify the <code>webhook-signature</code> header with the
+        endpoint's secret). A failed delivery is retried for about a day and a half; an answer of 410 disables the endpoint.
+      </p>
+      {canManage ? (
+        <AddEndpoint eventTypes={hooks.data?.eventTypes ?? []} onAdded={(secret) => setShown({ title: 'Your new signing secret', secret })} />
+      ) : null}
+      {(hooks.data?.endpoints ?? []).map((e) => (
+        <EndpointCard key={e.id} endpoint={e} canManage={canManage} onSecret={setShown} />
+      ))}
+      {hooks.data && hooks.data.endpoints.length === 0 ? <p>No webhook endpoints yet.</p> : null}
+      <SecretDialog shown={shown} onClose={() => setShown(null)} />
+    </>
+  );
+}
+
+function AddEndpoint({ eventTypes, onAdded }: { eventTypes: string[]; onAdded(secret: string): void }) {
+  const actions = useWebhookActions();
+  const [url, setUrl] = useState('');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const form = useFormErrors();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    try {
+      const r = await actions.add(url, chosen);
+      setUrl('');
+      setChosen([]);
+      onAdded(r.secret);
+    } catch (err) {
+      form.show(err, ['url', 'eventTypes']);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate aria-labelledby="add-webhook-h">
+      <h2 id="add-webhook-h">Add an endpoint</h2>
+      <FormError message={form.errors['']} />
+      <Field label="Endpoint URL" value={url} onChange={setUrl} error={form.errors.url} hint="An https URL on the public internet." />
+      <fieldset>
+        <legend>Events to send</legend>
+        {eventTypes.map((t) => (
+          <CheckField key={t} label={t} checked={chosen.includes(t)} onChange={(on) => setChosen(on ? [...chosen, t] : chosen.filter((x) => x !== t))} />
+        ))}
+        {form.errors.eventTypes ? (
+          <p className="error" role="alert">
+            {form.errors.eventTypes}
+          </p>
+        ) : null}
+      </fieldset>
+      <button type="submit">Add endpoint</button>
+    </form>
+  );
+}
+
+function SecretDialog({ shown, onClose }: { shown: Shown | null; onClose(): void }) {
+  const [copied, setCopied] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(shown?.secret ?? '');
+      setCopied('Copied to the clipboard.');
+    } catch {
+      setCopied('The browser refused the clipboard: select the secret and copy it.');
+    }
+  };
+  return (
+    <Dialog
+      open={shown !== null}
+      title={shown?.title ?? ''}
+      onClose={() => {
+        setCopied('');
+        onClose();
+      }}
+    >
+      <p>Receivers verify every message with this secret. Keep it somewhere safe.</p>
+      <Field label="Signing secret" value={shown?.secret ?? ''} onChange={() => undefined} readOnly className="secret" />
+      <div className="actions">
+        <button type="button" onClick={() => void copy()}>
+          Copy secret
+        </button>
+        <button type="button" className="secondary" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <p role="status">{copied}</p>
+    </Dialog>
+  );
+}
+
+function EndpointCard({ endpoint: e, canManage, onSecret }: { endpoint: Endpoint; canManage: boolean; onSecret(s: Shown): void }) {
+  const actions = useWebhookActions();
+  const [message, setMessage] = useState('');
+  const [showLog, setShowLog] = useState(false);
+  const act = async (work: () => Promise<string | undefined>) => {
+    setMessage('');
+    try {
+      setMessage((await work()) ?? '');
+    } catch (err) {
+      setMessage(err instanceof ApiError ? err.message : 'That did not work; try again.');
+    }
+  };
+  const headingId = `webhook-${e.id}`;
+  const status = e.enabled ? 'Enabled' : e.disabledReason === 'GONE' ? 'Disabled (the endpoint answered 410 Gone)' : 'Disabled';
+  return (
+    <section aria-labelledby={headingId} className="card">
+      <h2 id={headingId}>{e.url}</h2>
+      <p>
+        Status: <strong>{status}</strong>. Events: {e.eventTypes.join(', ')}. Secret ends in <code>{e.secretLast4}</code>.
+      </p>
+      {canManage ? (
+        <div className="actions">
+          <button type="button" onClick={() => void act(async () => `Test event ${await actions.test(e.id)} queued.`)}>
+            Send test event to {e.url}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() =>
+              void act(async () => {
+                onSecret({ title: 'Signing secret', secret: await actions.reveal(e.id) });
+                return undefined;
+              })
+            }
+          >
+            Reveal secret of {e.url}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() =>
+              void act(async () => {
+                onSecret({ title: 'Your new signing secret (the previous one also signs for 24 hours)', secret: await actions.rotate(e.id) });
+                return 'Secret rotated.';
+              })
+            }
+          >
+            Rotate secret of {e.url}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() =>
+              void act(async () => {
+                await actions.setEnabled(e.id, !e.enabled);
+                return e.enabled ? 'Disabled.' : 'Enabled.';
+              })
+            }
+          >
+            {e.enabled ? 'Disable' : 'Enable'} {e.url}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() =>
+              void act(async () => {
+                await actions.remove(e.id);
+                return undefined;
+              })
+            }
+          >
+            Remove {e.url}
+          </button>
+        </div>
+      ) : null}
+      <p role="status">{message}</p>
+      <button type="button" className="secondary" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
+        {showLog ? 'Hide' : 'Show'} delivery log of {e.url}
+      </button>
+      {showLog ? <AttemptLog endpoint={e} canManage={canManage} onMessage={setMessage} /> : null}
+    </section>
+  );
+}
+
+function AttemptLog({ endpoint: e, canManage, onMessage }: { endpoint: Endpoint; canManage: boolean; onMessage(m: string): void }) {
+  const attempts = useWebhookAttempts(e.id, true);
+  const actions = useWebhookActions();
+  const list = attempts.data?.attempts ?? [];
+  if (attempts.data && list.length === 0) return <p>No delivery attempts yet.</p>;
+  return (
+    <table>
+      <caption>Delivery attempts to {e.url} (newest first, kept 30 days)</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Event</th>
+          <th scope="col">Message</th>
+          <th scope="col">Answer</th>
+          <th scope="col">Duration</th>
+          <th scope="col">Response body</th>
+          {canManage ? <th scope="col">Replay</th> : null}
+        </tr>
+      </thead>
+      <tbody>
+        {list.map((a) => (
+          <tr key={`${a.messageId}-${a.attemptedAt}-${a.durationMs}`}>
+            <td>{new Date(a.attemptedAt).toLocaleString()}</td>
+            <td>{a.type}</td>
+            <td>
+              <code>{a.messageId}</code>
+              {a.replay ? ' (replay)' : ''}
+            </td>
+            <td>{a.statusCode ?? a.error ?? 'no answer'}</td>
+            <td>{a.durationMs} ms</td>
+            <td>
+              <code>{a.responseBody.slice(0, 200)}</code>
+            </td>
+            {canManage ? (
+              <td>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() =>
+                    void actions.replay(a.messageId).then(
+                      () => onMessage(`Message ${a.messageId} queued again.`),
+                      (err: unknown) => onMessage(err instanceof ApiError ? err.message : 'That did not work; try again.'),
+                    )
+                  }
+                >
+                  Replay {a.messageId}
+                </button>
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,47 @@
+// Data access of the Webhooks page: the endpoint list, one endpoint's attempt log, and the
+// actions, each refreshing what it changed.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { call } from '../api.ts';
+
+export function useWebhooks() {
+  return useQuery({ queryKey: ['webhooks'], queryFn: () => call('webhooks') });
+}
+
+export function useWebhookAttempts(id: string, enabled: boolean) {
+  return useQuery({ queryKey: ['webhooks', id, 'attempts'], queryFn: () => call('webhookAttempts', { params: { id } }), enabled });
+}
+
+export function useWebhookActions() {
+  const client = useQueryClient();
+  const refresh = () => client.invalidateQueries({ queryKey: ['webhooks'] });
+  return {
+    add: async (url: string, eventTypes: string[]) => {
+      const r = await call('addWebhook', { body: { url, eventTypes } });
+      await refresh();
+      return r;
+    },
+    setEnabled: async (id: string, enabled: boolean) => {
+      await call('webhookEnabled', { params: { id }, body: { enabled } });
+      await refresh();
+    },
+    rotate: async (id: string) => {
+      const r = await call('rotateWebhook', { params: { id } });
+      await refresh();
+      return r.secret;
+    },
+    reveal: async (id: string) => (await call('revealWebhookSecret', { params: { id } })).secret,
+    test: async (id: string) => {
+      const r = await call('testWebhook', { params: { id } });
+      await refresh();
+      return r.webhookId;
+    },
+    replay: async (messageId: string) => {
+      await call('replayWebhookMessage', { params: { messageId } });
+      await refresh();
+    },
+    remove: async (id: string) => {
+      await call('removeWebhook', { params: { id } });
+      await refresh();
+    },
+  };
+}
