@@ -4,15 +4,17 @@
 // deadline (LEASE_MS > DELIVERY_TIMEOUT_MS), so a second worker can take a message only once
 // its first worker is gone (killed: the lease runs out and the message is sent again with the
 // same webhook-id: at least once). analytics.events messages are claimed one per endpoint per
-// second (next_analytics_at). Outcomes: 2xx delivered; 410 disables the endpoint and drops its
+// second (next_analytics_at), never-sent ones merged up to 1,000 events first. Outcomes: 2xx delivered; 410 disables the endpoint and drops its
 // pending messages; anything else (3xx included, no answer included) is retried after
 // RETRY_SCHEDULE_MS[failures - 1], or after Retry-After on a 429/503, and is FAILED once the
 // schedule is spent. Every attempt is logged; attempts and finished messages older than
 // LOG_RETENTION_MS are pruned.
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { Sql } from '../db/sql.ts';
+import type { Sql, Tx } from '../db/sql.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
+import { MAX_EVENTS_PER_MESSAGE } from './analytics-feed.ts';
+import { messageBody } from './webhook-events.ts';
 import { openSecret } from './webhook-secret.ts';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './webhook-sender.ts';
 
@@ -24,6 +26,8 @@ export const LOG_RETENTION_MS = 30 * 24 * 3600_000;
 export const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 const ANALYTICS_INTERVAL_MS = 1_000;
 const COUNT_INTERVAL_MS = 5_000;
+/** Never-sent analytics.events messages looked at for merging into one. */
+const MERGE_CANDIDATES = 200;
 
 export interface DeliveryWorkerOptions {
   sql: Sql;
@@ -165,18 +169,7 @@ export class DeliveryWorker {
         for update of e skip locked`;
       const out: Claimed[] = [];
       for (const { id } of endpoints) {
-        const rows = await tx<Claimed[]>`
-          with due as (
-            select m.id from webhook_messages m
-            where m.endpoint_id = ${id} and m.type = 'analytics.events' and m.status = 'PENDING'
-              and m.next_attempt_at <= now() and (m.lease_until is null or m.lease_until < now())
-            order by m.next_attempt_at, m.created_at limit 1
-            for update skip locked
-          ), leased as (
-            update webhook_messages m set lease_owner = ${this.owner}, lease_until = now() + ${`${this.#o.leaseMs} milliseconds`}::interval
-            from due where m.id = due.id returning m.*
-          )
-          select ${tx.unsafe(CLAIMED_COLUMNS)} from leased m join webhook_endpoints e on e.id = m.endpoint_id`;
+        const rows = await this.#claimOneAnalytics(tx, id);
         if (rows.length > 0) {
           await tx`update webhook_endpoints set next_analytics_at = now() + ${`${ANALYTICS_INTERVAL_MS} milliseconds`}::interval where id = ${id}`;
           out.push(...rows);
@@ -184,6 +177,46 @@ export class DeliveryWorker {
       }
       return out;
     });
+  }
+
+  /**
+   * The endpoint's next analytics.events message, leased. Messages never sent yet (no attempt, no
+   * replay: their ids were never seen) are merged into the oldest of them, up to
+   * MAX_EVENTS_PER_MESSAGE events, so an endpoint that receives one message a second still
+   * receives up to that many events a second however many batches made them.
+   */
+  async #claimOneAnalytics(tx: Tx, endpointId: string): Promise<Claimed[]> {
+    const due = await tx<{ id: string; body: string; event_count: number; fresh: boolean }[]>`
+      select m.id, m.body, m.event_count, (m.failures = 0 and m.replayed_at is null and m.last_attempt_at is null) as fresh
+      from webhook_messages m
+      where m.endpoint_id = ${endpointId} and m.type = 'analytics.events' and m.status = 'PENDING'
+        and m.next_attempt_at <= now() and (m.lease_until is null or m.lease_until < now())
+      order by m.next_attempt_at, m.created_at, m.id limit ${MERGE_CANDIDATES}
+      for update skip locked`;
+    const head = due[0];
+    if (!head) return [];
+    const merged = [head];
+    if (head.fresh) {
+      let events = head.event_count;
+      for (const m of due.slice(1)) {
+        if (!m.fresh || events + m.event_count > MAX_EVENTS_PER_MESSAGE) break;
+        merged.push(m);
+        events += m.event_count;
+      }
+    }
+    if (merged.length > 1) {
+      const events = merged.flatMap((m) => (JSON.parse(m.body) as { data: { events: unknown[] } }).data.events);
+      const first = JSON.parse(head.body) as { timestamp: string };
+      const body = messageBody('analytics.events', { events }, new Date(first.timestamp));
+      await tx`update webhook_messages set body = ${body}, event_count = ${events.length} where id = ${head.id}`;
+      await tx`delete from webhook_messages where id in ${tx(merged.slice(1).map((m) => m.id))}`;
+    }
+    return tx<Claimed[]>`
+      with leased as (
+        update webhook_messages m set lease_owner = ${this.owner}, lease_until = now() + ${`${this.#o.leaseMs} milliseconds`}::interval
+        where m.id = ${head.id} returning m.*
+      )
+      select ${tx.unsafe(CLAIMED_COLUMNS)} from leased m join webhook_endpoints e on e.id = m.endpoint_id`;
   }
 
   #headers(m: Claimed): Record<string, string> {

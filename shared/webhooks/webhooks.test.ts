@@ -286,17 +286,31 @@ describe('delivery', () => {
     expect(b.metrics().delivered).toBeGreaterThan(0);
   });
 
-  it('sends analytics.events at most once a second per endpoint', async () => {
+  it('sends analytics.events at most once a second per endpoint, never-sent messages merged up to 1,000 events', async () => {
     const actor = await actorOf('wh-analytics-rate');
     const r = await receiver();
     const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['analytics.events'] });
-    for (let i = 0; i < 3; i++) {
-      await db.sql`insert into webhook_messages (id, endpoint_id, org_id, type, body) values (${`msg_rate${i}`}, ${endpoint.id}, ${actor.org.id}, 'analytics.events', '{"type":"analytics.events","timestamp":"2026-11-24T00:00:00.000Z","data":{"events":[]}}')`;
-    }
+    const events = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ eventId: `${tag}-${i}` }));
+    const queue = async (id: string, n: number, failures = 0) => {
+      const body = JSON.stringify({ type: 'analytics.events', timestamp: '2026-11-24T00:00:00.000Z', data: { events: events(id, n) } });
+      await db.sql`insert into webhook_messages (id, endpoint_id, org_id, type, body, event_count, failures)
+                   values (${id}, ${endpoint.id}, ${actor.org.id}, 'analytics.events', ${body}, ${n}, ${failures})`;
+      await new Promise((res) => setTimeout(res, 5)); // distinct created_at, in order
+    };
+    await queue('msg_retrying', 10, 1); // sent before: alone, with its id
+    await queue('msg_a', 400);
+    await queue('msg_b', 400);
+    await queue('msg_c', 400);
     const w = worker();
     await until(w, () => r.received.length === 3);
     const gaps = r.received.slice(1).map((x, i) => x.at - (r.received[i] as { at: number }).at);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(950);
+    expect(r.received.map((x) => x.id)).toEqual(['msg_retrying', 'msg_a', 'msg_c']);
+    const counts = r.received.map((x) => (x.data as { events: unknown[] }).events.length);
+    expect(counts).toEqual([10, 800, 400]);
+    const merged = r.received[1]?.data as { events: { eventId: string }[] };
+    expect(merged.events.map((e) => e.eventId)).toEqual([...events('msg_a', 400), ...events('msg_b', 400)].map((e) => e.eventId));
+    expect(await statusOf('msg_b')).toBe('missing');
   });
 });
 

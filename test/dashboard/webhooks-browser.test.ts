@@ -89,7 +89,14 @@ describe.skipIf(!hasChromium)('dashboard webhooks in Chromium', () => {
     expect(again?.body).toBe(first?.body);
     await page.reload();
     await page.getByRole('button', { name: `Show delivery log of ${receiver.url}` }).click();
-    await expect.poll(() => page.getByRole('table', { name: /Delivery attempts/ }).getByText('(replay)').count()).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('table', { name: /Delivery attempts/ })
+          .getByText('(replay)')
+          .count(),
+      )
+      .toBe(1);
   });
 
   it('rotates the secret: messages then verify with the new and the previous one', async () => {
