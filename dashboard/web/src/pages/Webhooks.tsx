@@ -27,6 +27,8 @@ function WebhooksPage() {
   const canManage = may(view, 'integrations:manage');
   const hooks = useWebhooks();
   const [shown, setShown] = useState<Shown | null>(null);
+  // The page (and its heading) appears once the list and the event types are loaded, whole.
+  if (!hooks.data) return <p role="status">{hooks.isError ? 'The webhooks could not be loaded; reload the page.' : 'Loading webhooks…'}</p>;
   return (
     <>
       <h1>Webhooks</h1>
@@ -34,19 +36,17 @@ function WebhooksPage() {
         Each endpoint receives the events it wants as signed POST requests (Standard Webhooks: verify the <code>webhook-signature</code> header with the
         endpoint's secret). A failed delivery is retried for about a day and a half; an answer of 410 disables the endpoint.
       </p>
-      {canManage ? (
-        <AddEndpoint eventTypes={hooks.data?.eventTypes ?? []} onAdded={(secret) => setShown({ title: 'Your new signing secret', secret })} />
-      ) : null}
-      {(hooks.data?.endpoints ?? []).map((e) => (
+      {canManage ? <AddEndpoint eventTypes={hooks.data.eventTypes} onAdded={(secret) => setShown({ title: 'Your new signing secret', secret })} /> : null}
+      {hooks.data.endpoints.map((e) => (
         <EndpointCard key={e.id} endpoint={e} canManage={canManage} onSecret={setShown} />
       ))}
-      {hooks.data && hooks.data.endpoints.length === 0 ? <p>No webhook endpoints yet.</p> : null}
+      {hooks.data.endpoints.length === 0 ? <p>No webhook endpoints yet.</p> : null}
       <SecretDialog shown={shown} onClose={() => setShown(null)} />
     </>
   );
 }
 
-function AddEndpoint({ eventTypes, onAdded }: { eventTypes: string[]; onAdded(secret: string): void }) {
+function AddEndpoint({ eventTypes, onAdded }: { eventTypes: readonly string[]; onAdded(secret: string): void }) {
   const actions = useWebhookActions();
   const [url, setUrl] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
