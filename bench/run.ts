@@ -2,6 +2,7 @@
 // `all` for both in sequence) and exits with its status. The table below is the only list of
 // benches and options: `--help` prints it (exit 0), and an unknown name or option prints it on
 // stderr (exit 2).
+import { aggregatesBench } from './aggregates-bench.ts';
 import { analyticsBench } from './analytics-bench.ts';
 import { dashboardBench } from './dashboard-bench.ts';
 import { redirectBench } from './redirect-bench.ts';
@@ -16,13 +17,24 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     summary: 'whole click (npm start) and production redirector vs a bare uWS 302 server, then hot, warm, cold, mixed-zipf, unknown (about 8 min)',
     run: redirectBench,
   },
-  analytics: { summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run)', run: analyticsBench },
+  analytics: {
+    summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run), then the aggregates rows',
+    run: async () => {
+      await analyticsBench();
+      await aggregatesBench();
+    },
+  },
+  aggregates: {
+    summary: 'aggregates only: rollup vs raw reads over 10M events of one organisation, ingest CPU before/after the view (about 5 min)',
+    run: aggregatesBench,
+  },
   dashboard: { summary: 'first load of the dashboard Links page with 10,000 links in Chromium, cold and warm (about 1 min)', run: dashboardBench },
   all: {
     summary: 'redirect, then analytics',
     run: async () => {
       await redirectBench();
       await analyticsBench();
+      await aggregatesBench();
     },
   },
 };
@@ -37,6 +49,7 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['BENCH_INGEST_EVENTS, BENCH_INGEST_ROUNDS', 'analytics: hits per ingest round, and rounds'],
   ['BENCH_EXPORT_ROWS', 'analytics: target size of the export range'],
   ['BENCH_REPS, BENCH_SCENARIO_BUDGET_MS', 'analytics: timed repetitions per page scenario, and their time budget'],
+  ['BENCH_AGG_EVENTS, BENCH_AGG_REPS, BENCH_AGG_INGEST_ROUNDS', 'aggregates: events of the one organisation, timed reads per row, 50,000-event insert rounds'],
   ['BENCH_MERGE_WAIT_MS', 'analytics: longest wait for background merges'],
   ['BENCH_DASHBOARD_REPS', 'dashboard: cold and warm loads measured (default 7 each)'],
 ];

@@ -6,13 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withApiReference } from '../api/api-reference-markdown.ts';
-import { clusterDdl } from '../shared/analytics/clickhouse/events-table.ts';
+import { clusterSchemaDdl } from '../shared/analytics/clickhouse/rollup-table.ts';
 import { withErrorTable } from '../shared/errors/error-table-markdown.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GENERATED: readonly { path: URL; render: (before: string) => string }[] = [
   { path: new URL('../docs/api.md', import.meta.url), render: (doc) => withApiReference(withErrorTable(doc)) },
-  { path: new URL('../deploy/clickhouse-cluster.sql', import.meta.url), render: () => clusterDdl() },
+  { path: new URL('../deploy/clickhouse-cluster.sql', import.meta.url), render: () => clusterSchemaDdl() },
 ];
 
 for (const { path, render } of GENERATED) {

@@ -43,3 +43,35 @@ SETTINGS replicated_deduplication_window = 100000, merge_selector_base = 10;
 -- and every copy of an event (retries, backfill) lands on the same shard, where FINAL collapses it.
 CREATE TABLE IF NOT EXISTS analytics_events ON CLUSTER events AS analytics_events_local
 ENGINE = Distributed(events, currentDatabase(), analytics_events_local, cityHash64(org_id));
+
+-- The aggregates rollup (see shared/analytics/clickhouse/rollup-table.ts): per shard, fed by a view
+-- on the shard's local events table, so every copy of an event meets the same look-up.
+CREATE TABLE IF NOT EXISTS analytics_rollup_15m_local ON CLUSTER events (
+  org_id String,
+  event_type LowCardinality(String),
+  dimension LowCardinality(String),
+  value Nullable(String),
+  slot DateTime('UTC'),
+  events UInt64
+)
+ENGINE = ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/analytics_rollup_15m', '{replica}', events)
+PARTITION BY toYYYYMM(slot)
+ORDER BY (org_id, event_type, dimension, value, slot)
+SETTINGS allow_nullable_key = 1, replicated_deduplication_window = 100000;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS analytics_rollup_15m_mv ON CLUSTER events TO analytics_rollup_15m_local AS
+SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value,
+  toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events
+FROM analytics_events_local
+ARRAY JOIN [tuple('time', CAST(NULL AS Nullable(String))), tuple('shortCode', CAST(short_code AS Nullable(String))), tuple('countryCode', CAST(country_code AS Nullable(String))), tuple('deviceType', CAST(device_type AS Nullable(String))), tuple('browserName', CAST(browser_name AS Nullable(String))), tuple('osName', CAST(os_name AS Nullable(String))), tuple('referrerDomain', CAST(referrer_domain AS Nullable(String))), tuple('clickSource', CAST(click_source AS Nullable(String))), tuple('utmSource', CAST(utm_source AS Nullable(String))), tuple('utmMedium', CAST(utm_medium AS Nullable(String))), tuple('utmCampaign', CAST(utm_campaign AS Nullable(String)))] AS d
+WHERE ingested_at >= fromUnixTimestamp64Micro(0, 'UTC')
+  AND (org_id, created_at, event_id) NOT IN (
+  SELECT org_id, created_at, event_id FROM merge(currentDatabase(), '^analytics_events_local$')
+  WHERE org_id IN (SELECT org_id FROM analytics_events_local)
+    AND created_at >= (SELECT min(created_at) FROM analytics_events_local)
+    AND created_at <= (SELECT max(created_at) FROM analytics_events_local)
+    AND ingested_at < (SELECT min(ingested_at) FROM analytics_events_local))
+GROUP BY org_id, event_type, dimension, value, slot;
+
+CREATE TABLE IF NOT EXISTS analytics_rollup_15m ON CLUSTER events AS analytics_rollup_15m_local
+ENGINE = Distributed(events, currentDatabase(), analytics_rollup_15m_local, cityHash64(org_id));

@@ -20,6 +20,7 @@ import {
 } from '../events/event-schema.ts';
 import { neutraliseFormulaSql } from '../reads/csv-formula-guard.ts';
 import { EVENTS_TABLE } from './events-table.ts';
+import { ROLLUP_TABLE } from './rollup-table.ts';
 
 const INSERTED = INSERTED_FIELDS;
 
@@ -250,6 +251,30 @@ export function aggregateTopSql(column: string, f: AggregateFilterFlags): string
 ORDER BY n DESC, key ASC NULLS LAST
 LIMIT {limit:UInt32}${READ_SETTINGS}`;
 }
+
+/**
+ * Events per 15-minute slot from the rollup, for one dimension value (the plain series:
+ * dimension 'time', value NULL). Params: orgId, eventType, dimension, [value], fromSeconds,
+ * toSeconds (both on the slot grid).
+ */
+export function rollupSlotsSql(hasValue: boolean): string {
+  return `SELECT toString(toUnixTimestamp(r.slot)) AS slot, toString(sum(r.events)) AS events
+FROM ${ROLLUP_TABLE} AS r
+WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dimension = {dimension:String}
+  AND ${hasValue ? 'r.value = {value:String}' : 'isNull(r.value)'}
+  AND r.slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND r.slot < toDateTime({toSeconds:Int64}, 'UTC')
+GROUP BY r.slot${READ_SETTINGS}`;
+}
+
+/** One dimension's top values from the rollup, with the range's total. Params as rollupSlotsSql, plus limit. */
+export const ROLLUP_TOP_SQL = `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
+  SELECT value AS key, sum(events) AS n
+  FROM ${ROLLUP_TABLE}
+  WHERE org_id = {orgId:String} AND event_type = {eventType:String} AND dimension = {dimension:String}
+    AND slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND slot < toDateTime({toSeconds:Int64}, 'UTC')
+  GROUP BY key)
+ORDER BY n DESC, key ASC NULLS LAST
+LIMIT {limit:UInt32}${READ_SETTINGS}`;
 
 /** Visible (deduplicated) events of one organisation. Params: orgId. */
 export const COUNT_EVENTS_SQL = `SELECT toString(count()) AS n FROM ${EVENTS_TABLE} FINAL WHERE org_id = {orgId:String}${READ_SETTINGS}`;

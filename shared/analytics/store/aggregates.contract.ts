@@ -18,7 +18,7 @@ import {
 import type { AggregateResponse } from '../reads/aggregate-response.ts';
 import { aggregateResponseSchema } from '../reads/aggregate-response.ts';
 import { AppError } from '../../errors/app-error.ts';
-import type { AnalyticsStore } from './analytics-store.ts';
+import { AnalyticsStore } from './analytics-store.ts';
 
 function aggReq(q: Record<string, string>): AggregatesRequest {
   const r = parseAggregatesQuery(q);
@@ -48,9 +48,15 @@ const BROWSE_FILTERS = ['shortCode', 'clickSource', 'eventType'] as const;
 const OTHER_FILTERS = ['countryCode', 'deviceType', 'referrerDomain', 'browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
 
 export function aggregatesCases(getStore: () => AnalyticsStore): void {
+  const sources: (string | null)[] = [];
+  /** The store's answer (from the rollup where it can), checked against the same read of raw events. */
   const aggregate = async (orgId: string, tz: string, q: Record<string, string>): Promise<AggregateResponse> => {
-    const r = await getStore().aggregate(orgId, tz, aggReq(q));
+    const store = getStore();
+    const r = await store.aggregate(orgId, tz, aggReq(q));
+    sources.push(store.lastAggregateSource);
     expect(aggregateResponseSchema.parse(r)).toEqual(r);
+    const raw = new AnalyticsStore(store.transport, { useRollup: false });
+    expect(r, `raw events agree (${store.lastAggregateSource}): ${JSON.stringify(q)}`).toEqual(await raw.aggregate(orgId, tz, aggReq(q)));
     return r;
   };
 
@@ -152,6 +158,9 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
     }
 
     expect(nonEmpty).toBeGreaterThanOrEqual(7);
+    // Both read paths were exercised (the rollup where it answers, raw events for two filters).
+    expect(sources.filter((x) => x === 'rollup').length).toBeGreaterThanOrEqual(5);
+    expect(sources).toContain('raw');
 
     // Each day bucket is Browse's count for that day.
     const daily = await aggregate(orgId, 'Europe/Berlin', { groupBy: 'time', from: '2026-10-20', to: '2026-11-01', interval: 'day' });

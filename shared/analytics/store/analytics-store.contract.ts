@@ -84,6 +84,8 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       store = new AnalyticsStore(transport, { syncSettleMillis: SETTLE_MS });
       await store.ensureSchema();
       await store.ensureSchema(); // idempotent
+      await store.rollupBackfill; // aggregates read the rollup from here on
+      expect(store.rollupReady).toBe(true);
     });
 
     afterAll(async () => {

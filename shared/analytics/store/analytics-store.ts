@@ -31,6 +31,8 @@ import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
 import {
   aggregateSlotsSql,
   aggregateTopSql,
+  ROLLUP_TOP_SQL,
+  rollupSlotsSql,
   type AggregateFilterFlags,
   browseSql,
   COUNT_EVENTS_SQL,
@@ -44,6 +46,18 @@ import {
   type StoredEventRow,
 } from '../clickhouse/clickhouse-sql.ts';
 import { CREATE_EVENTS_TABLE, EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import {
+  BACKFILL_PARTITION_SQL,
+  CREATE_ROLLUP_BACKFILL_TABLE,
+  CREATE_ROLLUP_TABLE,
+  createRollupView,
+  ROLLUP_BACKFILL_TABLE,
+  ROLLUP_SLOT_SECONDS,
+  ROLLUP_T0_LEAD_MS,
+  ROLLUP_VIEW,
+  rollupViewT0,
+  TIME_DIMENSION,
+} from '../clickhouse/rollup-table.ts';
 import type { ClickHouseTransport, QueryParams } from '../clickhouse/clickhouse-transport.ts';
 import { exportBytes } from '../reads/event-export.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
@@ -57,7 +71,12 @@ export const DEFAULT_SYNC_SETTLE_MILLIS = 2000;
 export interface AnalyticsStoreOptions {
   /** Settling margin of sync (ms). 2000 in production; tests may use a few ms. */
   syncSettleMillis?: number;
+  /** Read aggregates from the rollup where it can answer (default true; false: raw events only). */
+  useRollup?: boolean;
 }
+
+/** Where an aggregate read went (tests and benches compare both). */
+export type AggregateSource = 'rollup' | 'raw';
 
 /** Query parameters of the filters that are set (the SQL references only those). */
 export function filterParams(f: EventFilters): Record<string, string> {
@@ -90,14 +109,103 @@ export function aggregateFilterFlags(f: AggregateFilters): AggregateFilterFlags 
   return { ...filterFlags(f), columns: EXACT_FILTERS.filter((k) => f[k] !== null).map((k) => ({ param: k, column: EVENT_FIELDS[k].column })) };
 }
 
+const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
 export class AnalyticsStore {
   readonly syncSettleMillis: number;
+  readonly useRollup: boolean;
+  /** True once every partition ingested before the view's t0 is counted into the rollup. */
+  rollupReady = false;
+  /** The background backfill of the rollup started by ensureSchema (resolves when it ends). */
+  rollupBackfill: Promise<void> = Promise.resolve();
+  /** Where the last aggregate read went. */
+  lastAggregateSource: AggregateSource | null = null;
+  /** Why the backfill stopped, when it failed (reads then stay on raw events). */
+  rollupBackfillError: unknown = null;
+  #closed = false;
+  #backfillStarted = false;
 
   constructor(
     readonly transport: ClickHouseTransport,
     options: AnalyticsStoreOptions = {},
   ) {
     this.syncSettleMillis = options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS;
+    this.useRollup = options.useRollup ?? true;
+  }
+
+  /**
+   * Creates the rollup, its view and the backfill's bookkeeping when missing, then counts what
+   * was ingested before the view into the rollup in the background (rollupBackfill). A table of
+   * the cluster layout is created by the operator (deploy/clickhouse-cluster.sql) and left alone.
+   */
+  async ensureRollup(): Promise<void> {
+    await this.transport.exec(CREATE_ROLLUP_TABLE);
+    await this.transport.exec(CREATE_ROLLUP_BACKFILL_TABLE);
+    const [now] = await this.transport.queryRows<{ t: string }>('SELECT toString(toUnixTimestamp64Micro(now64(6))) AS t', {});
+    await this.transport.exec(createRollupView(BigInt(now?.t ?? '0') + BigInt(ROLLUP_T0_LEAD_MS) * 1000n));
+    const [view] = await this.transport.queryRows<{ q: string }>(
+      'SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {name:String}',
+      { name: ROLLUP_VIEW },
+    );
+    const t0 = rollupViewT0(view?.q ?? '');
+    if (t0 === null) throw new Error(`${ROLLUP_VIEW} has no t0 in its definition`);
+    if (this.#backfillStarted) return;
+    this.#backfillStarted = true;
+    this.rollupBackfill = this.#backfillRollup(t0).catch((err: unknown) => {
+      // Reads stay on raw events; the next start resumes the backfill where it stopped.
+      this.rollupBackfillError = err;
+    });
+  }
+
+  async #backfillRollup(t0: bigint): Promise<void> {
+    const doneRows = async () =>
+      new Set(
+        (
+          await this.transport.queryRows<{ p: string }>(
+            `SELECT partition_id AS p FROM ${ROLLUP_BACKFILL_TABLE} FINAL WHERE done = 1 AND t0_micros = {t0:Int64}`,
+            {
+              t0: t0.toString(),
+            },
+          )
+        ).map((r) => r.p),
+      );
+    if ((await doneRows()).has('all')) {
+      this.rollupReady = true;
+      return;
+    }
+    // Wait until t0 has passed by the settle margin: every row stamped before t0 is visible then.
+    for (;;) {
+      if (this.#closed) return;
+      const [row] = await this.transport.queryRows<{ t: string }>('SELECT toString(toUnixTimestamp64Micro(now64(6))) AS t', {});
+      const waitMs = Number((t0 - BigInt(row?.t ?? '0')) / 1000n) + this.syncSettleMillis;
+      if (waitMs <= 0) break;
+      await sleepMs(Math.min(waitMs, 250));
+    }
+    const done = await doneRows();
+    const partitions = await this.transport.queryRows<{ p: string }>(
+      'SELECT DISTINCT partition_id AS p FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active ORDER BY p',
+      { table: EVENTS_TABLE },
+    );
+    for (const { p } of partitions) {
+      if (this.#closed) return;
+      if (done.has(p)) continue;
+      // One INSERT … SELECT per partition; its token makes a repeated run (another process, a
+      // resumed one) add nothing twice.
+      await this.transport.exec(`${BACKFILL_PARTITION_SQL} SETTINGS insert_deduplication_token = 'rollup-${p}-${t0}', insert_deduplicate = 1`, {
+        partitionId: p,
+        t0Micros: t0.toString(),
+      });
+      await this.#markDone(p, t0);
+    }
+    await this.#markDone('all', t0);
+    this.rollupReady = true;
+  }
+
+  async #markDone(partition: string, t0: bigint): Promise<void> {
+    await this.transport.exec(`INSERT INTO ${ROLLUP_BACKFILL_TABLE} (partition_id, t0_micros, done) VALUES ({p:String}, {t0:Int64}, 1)`, {
+      p: partition,
+      t0: t0.toString(),
+    });
   }
 
   /**
@@ -106,6 +214,7 @@ export class AnalyticsStore {
    */
   async ensureSchema(): Promise<{ tuned: boolean; error?: unknown }> {
     await this.transport.exec(CREATE_EVENTS_TABLE);
+    await this.ensureRollup();
     try {
       await this.transport.exec(TUNE_EVENTS_TABLE);
       return { tuned: true };
@@ -202,12 +311,32 @@ export class AnalyticsStore {
     };
     const flags = aggregateFilterFlags(req.filters);
     const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to };
+    // The rollup answers when the range is on its grid and at most one dimension is filtered
+    // (besides eventType, which it keys); a dimension's top list only without such a filter.
+    const set = [...(['shortCode', 'clickSource'] as const), ...EXACT_FILTERS].filter((k) => req.filters[k] !== null);
+    const onGrid = fromMicros % BigInt(ROLLUP_SLOT_SECONDS * 1_000_000) === 0n && toMicros % BigInt(ROLLUP_SLOT_SECONDS * 1_000_000) === 0n;
+    const rollup = this.useRollup && this.rollupReady && onGrid && (req.groupBy === 'time' ? set.length <= 1 : set.length === 0);
+    const rollupParams = {
+      orgId,
+      eventType: req.filters.eventType,
+      fromSeconds: Number(fromMicros / 1_000_000n),
+      toSeconds: Number(toMicros / 1_000_000n),
+    };
     if (req.groupBy === 'time') {
       const interval = req.interval ?? 'day';
       const buckets = timeBuckets(req.from, req.to, timeZone, interval);
       params.fromSeconds = buckets.fromSeconds;
       params.slotSeconds = buckets.slotSeconds;
-      const rows = await this.transport.queryRows<{ slot: string; events: string }>(aggregateSlotsSql(flags), params);
+      const filter = set[0];
+      this.lastAggregateSource = rollup && buckets.slotSeconds === ROLLUP_SLOT_SECONDS ? 'rollup' : 'raw';
+      const rows =
+        this.lastAggregateSource === 'rollup'
+          ? await this.transport.queryRows<{ slot: string; events: string }>(rollupSlotsSql(filter !== undefined), {
+              ...rollupParams,
+              dimension: filter ?? TIME_DIMENSION,
+              ...(filter !== undefined ? { value: String(req.filters[filter]) } : {}),
+            })
+          : await this.transport.queryRows<{ slot: string; events: string }>(aggregateSlotsSql(flags), params);
       const counts = bucketSlots(
         buckets,
         rows.map((r) => ({ slot: Number(r.slot), events: Number(r.events) })),
@@ -216,10 +345,14 @@ export class AnalyticsStore {
       return { groupBy: req.groupBy, interval, timeZone, from: req.from, to: req.to, total: data.reduce((n, b) => n + b.events, 0), data };
     }
     params.limit = req.limit ?? 10;
-    const rows = await this.transport.queryRows<{ key: string | null; events: string; total: string }>(
-      aggregateTopSql(EVENT_FIELDS[req.groupBy].column, flags),
-      params,
-    );
+    this.lastAggregateSource = rollup ? 'rollup' : 'raw';
+    const rows = rollup
+      ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(ROLLUP_TOP_SQL, {
+          ...rollupParams,
+          dimension: req.groupBy,
+          limit: params.limit,
+        })
+      : await this.transport.queryRows<{ key: string | null; events: string; total: string }>(aggregateTopSql(EVENT_FIELDS[req.groupBy].column, flags), params);
     return { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) };
   }
 
@@ -245,7 +378,9 @@ export class AnalyticsStore {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.rollupBackfill.catch(() => undefined);
     return this.transport.close();
   }
 }

@@ -1,0 +1,155 @@
+// Invariant: the aggregates rollup is generated here from the event schema: a SummingMergeTree of
+// event counts per (organisation, event type, dimension, value, 15-minute UTC slot), fed by a
+// materialized view on the events table, in the same database (single node) or on each shard's
+// local tables (deploy/clickhouse-cluster.sql). Reads always sum (a part may hold a key twice
+// until merged).
+//
+// Grain: 15 minutes. Every UTC offset in use since 1972 is a whole number of quarter hours
+// (+05:30 India, +05:45 Nepal, +08:45 Eucla, +12:45 Chatham), so every local midnight and every
+// local hour start falls on a slot boundary and a day, week, month or hour bucket in any zone is
+// a whole number of slots: the series is exact. An hourly grain could not cut a Kathmandu or
+// Kolkata day. A range that is not on the grid (historic offsets) is read from raw events.
+//
+// Exactly the raw counts. The events table keeps the first-ingested copy of an event (FINAL).
+// The view counts an inserted row only when no copy of that event was ingested before its insert:
+// it looks the block's keys up in the table (through merge(), which reads the table itself, not
+// the block) restricted to earlier ingested_at. So
+// - a retried batch with its dedup token is dropped by the events table and never reaches the
+//   view (ClickHouse pushes no deduplicated block to views);
+// - a batch stored again under another token (a lost answer, spool pieces) finds its events
+//   already ingested and adds nothing;
+// - the backfill of an existing installation counts, per partition, the FINAL copy of each event
+//   ingested before t0, a literal of the view set 2 s after its creation (an insert stamped later
+//   was planned with the view); the view counts only rows ingested from t0 on, and an event whose
+//   first copy predates t0 is excluded by its look-up. The backfill starts once t0 has passed by
+//   the settle margin and runs in the background; until it is done, reads use raw events. Each partition's backfill is
+//   one INSERT … SELECT with a dedup token naming the partition and t0, so a repeated or resumed
+//   backfill (another process, a crash) adds nothing twice.
+// Assumption (as for sync): copies of one event are not inserted concurrently within the insert
+// timeout of each other in a way that both look-ups miss the other (a retry waits for the failed
+// insert's timeout first).
+import { EVENT_FIELDS } from '../events/event-schema.ts';
+import { AGGREGATE_DIMENSIONS } from '../reads/analytics-params.ts';
+import { CLUSTER_NAME, clusterDdl, DEDUPLICATION_WINDOW, EVENTS_TABLE } from './events-table.ts';
+
+export const ROLLUP_TABLE = 'analytics_rollup_15m';
+export const ROLLUP_VIEW = 'analytics_rollup_15m_mv';
+/** Which partitions of the events table were counted into the rollup, and at which t0. */
+export const ROLLUP_BACKFILL_TABLE = 'analytics_rollup_backfill';
+export const ROLLUP_SLOT_SECONDS = 900;
+/** The dimension value of the plain time series (every event counts once in it). */
+export const TIME_DIMENSION = 'time';
+
+const col = (name: keyof typeof EVENT_FIELDS): string => EVENT_FIELDS[name].column;
+
+const ROLLUP_BODY = `  org_id String,
+  event_type LowCardinality(String),
+  dimension LowCardinality(String),
+  value Nullable(String),
+  slot DateTime('UTC'),
+  events UInt64`;
+const ROLLUP_LAYOUT = `PARTITION BY toYYYYMM(slot)
+ORDER BY (org_id, event_type, dimension, value, slot)`;
+
+/** One row per event and dimension (plus the time series), counted per slot. */
+const DIMENSION_ROWS = `ARRAY JOIN [tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String))), ${AGGREGATE_DIMENSIONS.map(
+  (d) => `tuple('${d}', CAST(${col(d)} AS Nullable(String)))`,
+).join(', ')}] AS d`;
+
+const ROLLUP_SELECT = `SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.2 AS value,
+  toDateTime(toStartOfFifteenMinutes(${col('createdAt')}), 'UTC') AS slot, count() AS events`;
+const ROLLUP_GROUP = 'GROUP BY org_id, event_type, dimension, value, slot';
+
+/**
+ * The view's query over an inserted block of `source` (the table name the view reads from). Rows
+ * ingested before `t0Micros` are the backfill's (see above).
+ */
+function viewQuery(source: string, t0Micros: bigint): string {
+  const key = `(${col('orgId')}, ${col('createdAt')}, ${col('eventId')})`;
+  return `${ROLLUP_SELECT}
+FROM ${source}
+${DIMENSION_ROWS}
+WHERE ${col('ingestedAt')} >= fromUnixTimestamp64Micro(${t0Micros}, 'UTC')
+  AND ${key} NOT IN (
+  SELECT ${col('orgId')}, ${col('createdAt')}, ${col('eventId')} FROM merge(currentDatabase(), '^${source}$')
+  WHERE ${col('orgId')} IN (SELECT ${col('orgId')} FROM ${source})
+    AND ${col('createdAt')} >= (SELECT min(${col('createdAt')}) FROM ${source})
+    AND ${col('createdAt')} <= (SELECT max(${col('createdAt')}) FROM ${source})
+    AND ${col('ingestedAt')} < (SELECT min(${col('ingestedAt')}) FROM ${source}))
+${ROLLUP_GROUP}`;
+}
+
+export const CREATE_ROLLUP_TABLE = `
+CREATE TABLE IF NOT EXISTS ${ROLLUP_TABLE} (
+${ROLLUP_BODY}
+)
+ENGINE = SummingMergeTree(events)
+${ROLLUP_LAYOUT}
+SETTINGS allow_nullable_key = 1, non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
+
+/** The view, counting what is ingested from `t0Micros` on (a literal: a view takes no parameters). */
+export function createRollupView(t0Micros: bigint): string {
+  return `
+CREATE MATERIALIZED VIEW IF NOT EXISTS ${ROLLUP_VIEW} TO ${ROLLUP_TABLE} AS
+${viewQuery(EVENTS_TABLE, t0Micros)}`;
+}
+
+/** The t0 of an existing view, read back from its definition (whoever created it). */
+export function rollupViewT0(createQuery: string): bigint | null {
+  const m = /fromUnixTimestamp64Micro\((\d+)/.exec(createQuery);
+  return m?.[1] ? BigInt(m[1]) : null;
+}
+
+/** How far in the future a new view's t0 lies: inserts stamped after it were planned with the view. */
+export const ROLLUP_T0_LEAD_MS = 2000;
+
+export const CREATE_ROLLUP_BACKFILL_TABLE = `
+CREATE TABLE IF NOT EXISTS ${ROLLUP_BACKFILL_TABLE} (
+  partition_id String,
+  t0_micros Int64,
+  done UInt8
+)
+ENGINE = ReplacingMergeTree(done)
+ORDER BY partition_id`;
+
+/**
+ * Counts one partition of the events table into the rollup: the surviving (first-ingested) copy of
+ * each event ingested before t0. Params: partitionId, t0Micros. The caller adds the dedup token.
+ */
+export const BACKFILL_PARTITION_SQL = `INSERT INTO ${ROLLUP_TABLE} (org_id, event_type, dimension, value, slot, events)
+${ROLLUP_SELECT}
+FROM ${EVENTS_TABLE} FINAL
+${DIMENSION_ROWS}
+WHERE _partition_id = {partitionId:String} AND ${col('ingestedAt')} < fromUnixTimestamp64Micro({t0Micros:Int64}, 'UTC')
+${ROLLUP_GROUP}
+ORDER BY org_id, event_type, dimension, value, slot`;
+
+/** The cluster's rollup: local tables and view per shard, a Distributed table to read. */
+export function rollupClusterDdl(cluster: string, localEvents: string): string {
+  const local = `${ROLLUP_TABLE}_local`;
+  return `
+-- The aggregates rollup (see shared/analytics/clickhouse/rollup-table.ts): per shard, fed by a view
+-- on the shard's local events table, so every copy of an event meets the same look-up.
+CREATE TABLE IF NOT EXISTS ${local} ON CLUSTER ${cluster} (
+${ROLLUP_BODY}
+)
+ENGINE = ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/${ROLLUP_TABLE}', '{replica}', events)
+${ROLLUP_LAYOUT}
+SETTINGS allow_nullable_key = 1, replicated_deduplication_window = ${DEDUPLICATION_WINDOW};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS ${ROLLUP_VIEW} ON CLUSTER ${cluster} TO ${local} AS
+${viewQuery(localEvents, 0n)};
+
+CREATE TABLE IF NOT EXISTS ${ROLLUP_TABLE} ON CLUSTER ${cluster} AS ${local}
+ENGINE = Distributed(${cluster}, currentDatabase(), ${local}, cityHash64(org_id));
+`;
+}
+
+/**
+ * deploy/clickhouse-cluster.sql: the events tables, then the rollup's. The view counts from t0 = 0
+ * (a new cluster); for events already stored, run each partition's backfill (BACKFILL_PARTITION_SQL
+ * against the local tables) once, as the single-node store does at start.
+ */
+export function clusterSchemaDdl(): string {
+  return clusterDdl() + rollupClusterDdl(CLUSTER_NAME, `${EVENTS_TABLE}_local`);
+}
