@@ -8,7 +8,7 @@ import type uWS from 'uWebSockets.js';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { isDependencyUnreachable } from '../shared/net/dependency-unreachable.ts';
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
-import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer } from './decide-redirect.ts';
+import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer } from '../shared/redirects/decide-redirect.ts';
 import type { Drain } from './drain.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import { QR_CONTENT_TYPES, type QrImage } from './qr-codes.ts';

@@ -5,8 +5,8 @@
 // clock's sub-millisecond part). The event id is minted with its batch, from that millisecond.
 import type { RawHit } from '../shared/analytics/events/raw-hit.ts';
 import type { Link } from '../shared/links/link.ts';
-import type { HitSpec } from './decide-redirect.ts';
-import type { RequestFacts } from './request-facts.ts';
+import type { HitSpec } from '../shared/redirects/decide-redirect.ts';
+import type { RequestFacts } from '../shared/redirects/request-facts.ts';
 
 /** Microseconds since the epoch of the wall-clock millisecond `nowMs`: sub-millisecond digits from the monotonic clock. */
 export function clickMicros(nowMs: number): number {

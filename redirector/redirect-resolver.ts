@@ -23,7 +23,7 @@ import type { Domain } from '../shared/domains/domain-repository.ts';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { linkSize, reviveLink, type Link } from '../shared/links/link.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
-import { hostServes, type DecisionInput, type Route } from './decide-redirect.ts';
+import { hostServes, type DecisionInput, type Route } from '../shared/redirects/decide-redirect.ts';
 import type { EntityKind } from './entity-kinds.ts';
 import type { EntitySource } from './entity-source.ts';
 

@@ -11,11 +11,11 @@ import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-s
 import type { UsageDelta, UsageStore, UsageTotal } from '../shared/quotas/usage-store.ts';
 import { MemoryEntitySource } from '../test/support/memory-entity-source.ts';
 import { deepLinkOf, linkOf, mobileAppOf, organizationOf } from '../test/support/model-fixtures.ts';
-import type { Decision, HttpAnswer } from './decide-redirect.ts';
+import type { Decision, HttpAnswer } from '../shared/redirects/decide-redirect.ts';
 import { RedirectorMetrics } from './metrics.ts';
 import { RedirectResolver } from './redirect-resolver.ts';
 import { RedirectService } from './redirect-service.ts';
-import type { RequestFacts } from './request-facts.ts';
+import type { RequestFacts } from '../shared/redirects/request-facts.ts';
 
 /** usage_counters as a map: the quota's durable count. */
 class CountingUsage implements UsageStore {

@@ -8,11 +8,11 @@
 // error answers hand off and count nothing. A hit the sink refuses is reported, never thrown.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { ClickQuota } from '../shared/quotas/click-quota.ts';
-import { decideRedirect, quotaApplies, type Decision, type DecisionInput, type Route } from './decide-redirect.ts';
+import { decideRedirect, quotaApplies, type Decision, type DecisionInput, type Route } from '../shared/redirects/decide-redirect.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import { buildRawHit } from './raw-hit-builder.ts';
 import type { RedirectResolver } from './redirect-resolver.ts';
-import type { RequestFacts } from './request-facts.ts';
+import type { RequestFacts } from '../shared/redirects/request-facts.ts';
 
 export interface RedirectServiceDeps {
   resolver: RedirectResolver;

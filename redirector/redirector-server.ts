@@ -11,7 +11,7 @@ import { probeListenError } from '../shared/runtime/listen-failure.ts';
 import { isValidShortCode } from '../shared/links/short-code.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { AnswerWriters } from './answer-writers.ts';
-import type { Decision, Route } from './decide-redirect.ts';
+import type { Decision, Route } from '../shared/redirects/decide-redirect.ts';
 import { Drain } from './drain.ts';
 import { answerAfterBody } from './lingering-answer.ts';
 import type { RedirectorMetrics } from './metrics.ts';

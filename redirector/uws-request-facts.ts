@@ -9,8 +9,8 @@ import type uWS from 'uWebSockets.js';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { ipv4TextOfBytes } from '../shared/net/ipv4.ts';
 import { clientAddressChooser, type ClientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
-import { canonicalUserAgent } from './crawler-detection.ts';
-import { queryHasQr, type RequestFacts } from './request-facts.ts';
+import { canonicalUserAgent } from '../shared/redirects/crawler-detection.ts';
+import { queryHasQr, type RequestFacts } from '../shared/redirects/request-facts.ts';
 
 export type Method = 'GET' | 'HEAD';
 

@@ -6,24 +6,24 @@
 // OG page; FREE quota exhausted → 402 QE002; deep link for the visitor's platform; cloak frame
 // (unless the destination refuses framing); plain 302 to the normalised destination (404 EN001
 // when the stored destination is no safe http(s) URL).
-import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
-import type { AppError } from '../shared/errors/app-error.ts';
-import { accessDenied, linkArchived, linkNotFound } from '../shared/errors/domain-errors.ts';
-import { clickQuotaExhausted } from '../shared/orgs/plan-errors.ts';
-import { suggestLimitUpgrade } from '../shared/orgs/plans.ts';
-import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
-import type { Domain } from '../shared/domains/domain-repository.ts';
-import type { DeepLink, Link } from '../shared/links/link.ts';
-import { smartLinkOf } from '../shared/links/smart-link.ts';
-import type { Organization } from '../shared/orgs/organization.ts';
-import { billingPeriod } from '../shared/quotas/billing-period.ts';
-import type { QuotaView } from '../shared/quotas/quota-view.ts';
+import type { ClickSource, EventType } from '../analytics/events/event-schema.ts';
+import type { AppError } from '../errors/app-error.ts';
+import { accessDenied, linkArchived, linkNotFound } from '../errors/domain-errors.ts';
+import { clickQuotaExhausted } from '../orgs/plan-errors.ts';
+import { suggestLimitUpgrade } from '../orgs/plans.ts';
+import type { MobileApp } from '../apps/mobile-app-repository.ts';
+import type { Domain } from '../domains/domain-repository.ts';
+import type { DeepLink, Link } from '../links/link.ts';
+import { smartLinkOf } from '../links/smart-link.ts';
+import type { Organization } from '../orgs/organization.ts';
+import { billingPeriod } from '../quotas/billing-period.ts';
+import type { QuotaView } from '../quotas/quota-view.ts';
 import { negotiate } from './content-negotiation.ts';
 import { isPreviewCrawler } from './crawler-detection.ts';
 import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage } from './html-pages.ts';
 import { detectPlatform } from './platform-detection.ts';
 import { clickSourceOf, type RequestFacts } from './request-facts.ts';
-import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from '../shared/links/safe-url.ts';
+import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from '../links/safe-url.ts';
 
 export type Route = { kind: 'visit'; shortCode: string } | { kind: 'qr'; shortCode: string; format: 'svg' | 'png' };
 

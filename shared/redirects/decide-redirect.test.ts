@@ -1,9 +1,9 @@
 // Invariant: every branch of the pure decision is pinned here with plain values: no server, no
 // database, no clock other than the one passed in.
 import { describe, expect, it } from 'vitest';
-import type { MobileApp } from '../shared/apps/mobile-app-repository.ts';
-import type { DeepLink, Link, StoredLink } from '../shared/links/link.ts';
-import { domainOf, linkOf, mobileAppOf, organizationOf } from '../test/support/model-fixtures.ts';
+import type { MobileApp } from '../apps/mobile-app-repository.ts';
+import type { DeepLink, Link, StoredLink } from '../links/link.ts';
+import { domainOf, linkOf, mobileAppOf, organizationOf } from '../../test/support/model-fixtures.ts';
 import { decideRedirect, quotaApplies, type DecisionInput, type Decision, type HttpAnswer } from './decide-redirect.ts';
 import type { RequestFacts } from './request-facts.ts';
 

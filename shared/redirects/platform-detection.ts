@@ -3,7 +3,7 @@
 // the cache, which is bounded by entries and by bytes.
 import UAParser from 'ua-parser-js';
 import { LRUCache } from 'lru-cache';
-import type { Platform } from '../shared/apps/platform.ts';
+import type { Platform } from '../apps/platform.ts';
 
 /** The visitor's device class: a mobile app platform, or OTHER (served by a WEB app entry). */
 export type VisitorPlatform = Exclude<Platform, 'WEB'> | 'OTHER';

@@ -1,9 +1,9 @@
 // Invariant: content negotiation, click-source rules and small request parsers are pinned here.
 import { describe, expect, it } from 'vitest';
 import { negotiate } from './content-negotiation.ts';
-import { normalizeHost } from '../shared/domains/host-name.ts';
+import { normalizeHost } from '../domains/host-name.ts';
 import { clickSourceOf, queryHasQr, type RequestFacts } from './request-facts.ts';
-import { androidIntentUrl, playStorePackage, safeDeepLinkUrl, safeWebUrl } from '../shared/links/safe-url.ts';
+import { androidIntentUrl, playStorePackage, safeDeepLinkUrl, safeWebUrl } from '../links/safe-url.ts';
 
 const f = (over: Partial<RequestFacts>): RequestFacts => ({
   method: 'GET',

@@ -3,7 +3,7 @@
 // <script> or <style>). The only script is a fixed string read from data attributes, allowed by
 // its hash in the page's Content-Security-Policy.
 import { createHash } from 'node:crypto';
-import type { PreviewMetadata } from '../shared/previews/effective-preview-metadata.ts';
+import type { PreviewMetadata } from '../previews/effective-preview-metadata.ts';
 import { escapeHtml as e } from './html-escape.ts';
 
 export interface HtmlPage {
