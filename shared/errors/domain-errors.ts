@@ -43,8 +43,8 @@ export const duplicateLabel = (): AppError => new AppError('SML004', 'DB Write e
 
 /** The API's buckets, one per organisation and scope. */
 export type ApiRateLimitScope = 'crud' | 'analytics_events' | 'analytics_export';
-/** …the redirector's QR drawing bucket, per client address; the dashboard's sign-in and per-user write limits. */
-export type RateLimitScope = ApiRateLimitScope | 'qr_render' | 'sign_in' | 'dashboard_writes';
+/** …the redirector's QR drawing bucket, per client address, and wrong link passwords, per address and link; the dashboard's sign-in and per-user write limits. */
+export type RateLimitScope = ApiRateLimitScope | 'qr_render' | 'sign_in' | 'dashboard_writes' | 'link_password';
 
 export const rateLimited = (scope: RateLimitScope, limitPerMin: number, retryAfterSeconds: number): AppError =>
   new AppError(
@@ -57,3 +57,7 @@ export const rateLimited = (scope: RateLimitScope, limitPerMin: number, retryAft
 export const linkNotFound = (shortCode: string): AppError => new AppError('EN001', `Short URL with shortCode '${shortCode}' not found`);
 
 export const linkArchived = (): AppError => new AppError('EN002', 'Link is no longer active');
+
+export const linkExpired = (): AppError => new AppError('EN003', 'Link has expired');
+
+export const passwordRequired = (): AppError => new AppError('SML011', 'Password required');

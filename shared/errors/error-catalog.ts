@@ -37,6 +37,16 @@ export const ERROR_CATALOG = {
     meaning: 'Unknown short code on the redirect path or another direct lookup. The list endpoint never returns it.',
   },
   EN002: { status: 410, message: 'Link is no longer active', meaning: 'The link is archived (isActive=false).' },
+  EN003: {
+    status: 410,
+    message: 'Link has expired',
+    meaning: 'Redirect path: the link is past its expiresAt or its maxClicks, and has no expiredUrl (nothing recorded, no quota used).',
+  },
+  SML011: {
+    status: 401,
+    message: 'Password required',
+    meaning: 'Redirect path: the link has a password and the request carries no valid cookie for it (JSON clients; browsers get the form).',
+  },
   AU001: {
     status: 401,
     message: 'Sign-in required',

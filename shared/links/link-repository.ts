@@ -1,17 +1,18 @@
 // Invariant: links are read only through linkSelectFrom, and every row becomes a Link through
-// buildLink once, here: the stored deep links are validated (malformed entries are dropped), so
+// buildLink once, here: the stored deep links and rules are validated (malformed entries are dropped), so
 // every cache holds well-formed Links. Reads are by short code, one or many per statement, and
 // are prepared statements (the redirect path runs them on every cache miss). A write returns the
 // row it wrote, joined like a read, in the same statement.
 import type { Sql, Tx } from '../db/database.ts';
 import { buildLink, parseDeepLinks, type Link, type StoredLink } from './link.ts';
+import { parseRules } from './link-rules.ts';
 import { LINK_SELECT, linkSelectFrom, linkWriteColumns, type LinkWrite } from './link-table.ts';
 
 /** A LINK_SELECT row: deep links are jsonb and still unchecked. */
-export type StoredLinkRow = Omit<StoredLink, 'deepLinks'> & { deepLinks: unknown };
+export type StoredLinkRow = Omit<StoredLink, 'deepLinks' | 'rules'> & { deepLinks: unknown; rules: unknown };
 
 export function linkFromRow(row: StoredLinkRow): Link {
-  return buildLink({ ...row, deepLinks: parseDeepLinks(row.deepLinks) });
+  return buildLink({ ...row, deepLinks: parseDeepLinks(row.deepLinks), rules: parseRules(row.rules) });
 }
 
 export async function findLinkByCode(sql: Sql | Tx, shortCode: string): Promise<Link | null> {

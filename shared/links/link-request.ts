@@ -1,11 +1,13 @@
 // Invariant: a save request body, and a bulk save's envelope, is checked by one zod schema each.
 // Type mismatches become VE001 naming the field path; constraint failures (empty, size, pattern)
-// and an absent required member become SML002, and SML002 wins when both occur. Response-only
+// and an absent required member become SML002, and SML002 wins when both occur; a problem in
+// `rules` is always VE001 naming its path. Response-only
 // members (smartLink, createdVia, platform, …) are stripped.
 import { z } from 'zod';
 import type { AppError } from '../errors/app-error.ts';
 import { constraintViolated, malformedBody, validationFailed } from '../errors/domain-errors.ts';
 import { AppError as AppErrorClass } from '../errors/app-error.ts';
+import { instantMs, rulesRequestSchema } from './link-rules.ts';
 import { SHORT_CODE_PATTERN } from './short-code.ts';
 import { hasControlCharacter, isDeepLinkUri, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
 
@@ -17,6 +19,10 @@ const noControl = (s: string) => !hasControlCharacter(s);
 const nonBlank = (s: string) => s.trim().length > 0;
 const optionalText = (max: number) => z.string().max(max, `size must be between 0 and ${max}`).nullish();
 const optionalHttpUrl = z.string().refine(noControl, { message: NO_CONTROL_RULE, abort: true }).refine(isHttpUrl, URL_RULE).nullish();
+
+/** A link password's length bounds (the dashboard's account passwords have their own). */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
 
 export const deepLinkRequestSchema = z.object({
   mobileAppId: z.string().nullish(),
@@ -48,6 +54,21 @@ export const saveLinkRequestSchema = z.object({
   customMetadataDescription: optionalText(2000),
   customMetadataImageUrl: optionalHttpUrl,
   deepLinks: z.array(deepLinkRequestSchema).max(20, 'size must be between 0 and 20').nullish(),
+  // Link rules (link-rules.ts). A past expiresAt is allowed (the link is expired at once).
+  expiresAt: z
+    .string()
+    .refine((s) => instantMs(s) !== null, 'must be an ISO 8601 instant with its zone, e.g. 2026-12-01T00:00:00Z')
+    .nullish()
+    .meta({ format: 'date-time' }),
+  maxClicks: z.number().int().min(1, 'must be at least 1').max(2_147_483_647, 'must be at most 2147483647').nullish(),
+  expiredUrl: optionalHttpUrl,
+  // Write-only; "" (or null) removes the password.
+  password: z
+    .string()
+    .refine((s) => s === '' || (s.length >= PASSWORD_MIN && s.length <= PASSWORD_MAX), `size must be between ${PASSWORD_MIN} and ${PASSWORD_MAX}`)
+    .nullish()
+    .meta({ writeOnly: true, description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters; "" or null removes it.` }),
+  rules: rulesRequestSchema.nullish(),
 });
 
 export type SaveLinkRequest = z.infer<typeof saveLinkRequestSchema>;
@@ -79,7 +100,10 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[], required: re
   for (const issue of issues) {
     const path = pathOf(issue.path);
     const input = (issue as { input?: unknown }).input;
-    if (issue.code === 'invalid_type' && required.includes(path) && (input === undefined || input === null)) {
+    if (issue.path[0] === 'rules') {
+      // Link rules: every problem is VE001 naming its path (rules[2].conditions[0].type).
+      other.push(ruleError(issue, path, input));
+    } else if (issue.code === 'invalid_type' && required.includes(path) && (input === undefined || input === null)) {
       constraint.push(constraintViolated(`${path}: must not be empty`));
     } else if (issue.code === 'invalid_type') {
       other.push(validationFailed(`${path}: must be of type ${issue.expected}`));
@@ -90,6 +114,13 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[], required: re
     }
   }
   return constraint.length > 0 ? constraint : other;
+}
+
+function ruleError(issue: z.core.$ZodIssue, path: string, input: unknown): AppError {
+  if (issue.code === 'invalid_value')
+    return new AppErrorClass('VE001', `Invalid value '${String(input)}' for ${path}; valid values: ${issue.values.join(', ')}`, { field: path });
+  if (issue.code === 'invalid_type') return new AppErrorClass('VE001', `${path}: must be of type ${issue.expected}`, { field: path });
+  return new AppErrorClass('VE001', `${path}: ${issue.message}`, { field: path });
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: AppError[] };

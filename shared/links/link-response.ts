@@ -10,6 +10,7 @@ import { PLATFORMS } from '../apps/platform.ts';
 import { previewMetadataSchema } from '../previews/effective-preview-metadata.ts';
 import { formatPgInstant } from '../time/instant.ts';
 import { CHANGE_SOURCES, LINK_BEHAVIOURS, type Link } from './link.ts';
+import { RULE_CONDITION_TYPES } from './link-rules.ts';
 import { smartLinkOf } from './smart-link.ts';
 
 const changeSource = z.enum(CHANGE_SOURCES);
@@ -42,6 +43,14 @@ export const linkResponseSchema = z.strictObject({
   customMetadataImageUrl: z.string().optional(),
   effectivePreviewMetadata: previewMetadataSchema.optional(),
   deepLinks: z.array(deepLinkResponseSchema),
+  expiresAt: instant.optional(),
+  maxClicks: z.number().int().min(1).optional(),
+  expiredUrl: z.string().optional(),
+  passwordProtected: z.literal(true).optional().meta({ description: 'Present (true) when the link has a password; the password itself is never returned.' }),
+  rules: z
+    .array(z.strictObject({ conditions: z.array(z.strictObject({ type: z.enum(RULE_CONDITION_TYPES), value: z.string() })), url: z.string() }))
+    .optional()
+    .meta({ description: 'Targeting rules in order; absent when the link has none.' }),
   createdAt: instant,
   updatedAt: instant,
   createdBy: z.string(),
@@ -141,6 +150,12 @@ export function toLinkResponse(link: Link, apps: ReadonlyMap<string, MobileApp>,
     customMetadataImageUrl: link.customMetadataImageUrl ?? undefined,
     effectivePreviewMetadata: Object.keys(preview).length > 0 ? preview : undefined,
     deepLinks,
+    expiresAt: link.expiresAt === null ? undefined : formatPgInstant(link.expiresAt),
+    maxClicks: link.maxClicks ?? undefined,
+    expiredUrl: link.expiredUrl ?? undefined,
+    passwordProtected: link.passwordHash === null ? undefined : true,
+    rules:
+      link.rules.length === 0 ? undefined : link.rules.map((r) => ({ conditions: r.conditions.map((c) => ({ type: c.type, value: c.value })), url: r.url })),
     createdAt: formatPgInstant(link.createdAt),
     updatedAt: formatPgInstant(link.updatedAt),
     createdBy: link.createdBy,

@@ -26,6 +26,11 @@ export const LINK_COLUMNS = {
   customMetadataDescription: 'custom_metadata_description',
   customMetadataImageUrl: 'custom_metadata_image_url',
   deepLinks: 'deep_links',
+  expiresAt: 'expires_at',
+  maxClicks: 'max_clicks',
+  expiredUrl: 'expired_url',
+  passwordHash: 'password_hash',
+  rules: 'rules',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
   createdBy: 'created_by',
@@ -65,12 +70,12 @@ export function linkColumn(member: ColumnMember): string {
 /** Members a writer sets (ids and timestamps are the database's). */
 export type LinkWrite = Partial<Omit<Pick<StoredLink, ColumnMember>, 'id' | 'createdAt' | 'updatedAt'>>;
 
-/** The row of columns for postgres.js's insert/update helpers (deep links as jsonb). */
+/** The row of columns for postgres.js's insert/update helpers (deep links and rules as jsonb). */
 export function linkWriteColumns(sql: Sql | Tx, w: LinkWrite): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [member, value] of Object.entries(w) as [keyof LinkWrite, unknown][]) {
     if (value === undefined) continue;
-    out[LINK_COLUMNS[member]] = member === 'deepLinks' ? sql.json(value as Parameters<Sql['json']>[0]) : value;
+    out[LINK_COLUMNS[member]] = member === 'deepLinks' || member === 'rules' ? sql.json(value as Parameters<Sql['json']>[0]) : value;
   }
   return out;
 }

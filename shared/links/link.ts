@@ -1,11 +1,13 @@
 // Invariant: Link is the one model of a short link, for every process and every cache tier: its
 // stored members, the host of its custom domain (while that domain is active) and the fetched
 // preview of its destination as joined when read, and the values derived from them (the
-// destination with the UTM tags applied, its web-safe form, effectivePreviewMetadata), computed
-// once per read by `buildLink`, never per request. Its types are inferred from these schemas; the
+// destination with the UTM tags applied, its web-safe form, effectivePreviewMetadata, the expiry
+// instant, the compiled rules), computed once per read by `buildLink`, never per request. Its types are inferred from these schemas; the
 // API's request and response shapes (link-request.ts, link-response.ts) are the wire forms of it.
 import { z } from 'zod';
 import { effectivePreviewMetadata, previewMetadataSchema } from '../previews/effective-preview-metadata.ts';
+import { formatPgInstant } from '../time/instant.ts';
+import { CompiledRules, compileRules, ruleSpecSchema } from './link-rules.ts';
 import { safeWebUrl } from './safe-url.ts';
 import { applyUtm } from './utm.ts';
 
@@ -57,6 +59,16 @@ export const storedLinkSchema = z.object({
   customMetadataDescription: z.string().nullable(),
   customMetadataImageUrl: z.string().nullable(),
   deepLinks: z.array(deepLinkSchema),
+  /** Postgres text of timestamptz; past it the link is expired. */
+  expiresAt: z.string().nullable(),
+  /** Past this many clicks the link is expired. */
+  maxClicks: z.number().int().nullable(),
+  /** Where an expired link sends its visitors (else 410 EN003). */
+  expiredUrl: z.string().nullable(),
+  /** argon2id hash of the link's password (never answered: responses say passwordProtected). */
+  passwordHash: z.string().nullable(),
+  /** Targeting rules, in order (link-rules.ts). */
+  rules: z.array(ruleSpecSchema),
   preview: destinationPreviewSchema.nullable(),
   /** Postgres text of timestamptz (microseconds kept). */
   createdAt: z.string(),
@@ -74,11 +86,19 @@ export const linkSchema = storedLinkSchema.extend({
   /** The destination as an absolute http(s) URL safe for href/src, or null (see safe-url.ts). */
   safeDestination: z.string().nullable(),
   effectivePreviewMetadata: previewMetadataSchema,
+  /** expiresAt in milliseconds since the epoch. */
+  expiresAtMs: z.number().nullable(),
+  /** expiredUrl as a safe absolute http(s) URL, or null. */
+  safeExpiredUrl: z.string().nullable(),
+  /** The rules, compiled (never serialised: compiled again when revived). */
+  compiledRules: z.instanceof(CompiledRules),
 });
 export type Link = z.infer<typeof linkSchema>;
 
 /** The values a Link derives from its stored members. */
-type Derived = Pick<Link, 'destination' | 'safeDestination' | 'effectivePreviewMetadata'>;
+type Derived = Pick<Link, 'destination' | 'safeDestination' | 'effectivePreviewMetadata' | 'expiresAtMs' | 'safeExpiredUrl' | 'compiledRules'>;
+
+const withUtmOf = (s: StoredLink) => (url: string) => applyUtm(url, s);
 
 /**
  * The Link of stored members, derived values added. Built field by field, never by spreading:
@@ -87,7 +107,14 @@ type Derived = Pick<Link, 'destination' | 'safeDestination' | 'effectivePreviewM
  */
 export function buildLink(s: StoredLink): Link {
   const destination = applyUtm(s.url, s);
-  return assemble(s, { destination, safeDestination: safeWebUrl(destination), effectivePreviewMetadata: effectivePreviewMetadata(s, s.preview) });
+  return assemble(s, {
+    destination,
+    safeDestination: safeWebUrl(destination),
+    effectivePreviewMetadata: effectivePreviewMetadata(s, s.preview),
+    expiresAtMs: s.expiresAt === null ? null : Date.parse(formatPgInstant(s.expiresAt)),
+    safeExpiredUrl: s.expiredUrl === null ? null : safeWebUrl(s.expiredUrl),
+    compiledRules: compileRules(s.rules, withUtmOf(s)),
+  });
 }
 
 /**
@@ -96,8 +123,24 @@ export function buildLink(s: StoredLink): Link {
  * wrote it): no URL is parsed again. Only an entry without them is built again.
  */
 export function reviveLink(json: Link): Link {
-  if (typeof json.destination !== 'string' || json.safeDestination === undefined || json.effectivePreviewMetadata == null) return buildLink(json);
-  return assemble(json, json);
+  if (
+    typeof json.destination !== 'string' ||
+    json.safeDestination === undefined ||
+    json.effectivePreviewMetadata == null ||
+    json.expiresAtMs === undefined ||
+    json.safeExpiredUrl === undefined ||
+    !Array.isArray(json.rules)
+  ) {
+    return buildLink(json);
+  }
+  return assemble(json, {
+    destination: json.destination,
+    safeDestination: json.safeDestination,
+    effectivePreviewMetadata: json.effectivePreviewMetadata,
+    expiresAtMs: json.expiresAtMs,
+    safeExpiredUrl: json.safeExpiredUrl,
+    compiledRules: compileRules(json.rules, withUtmOf(json)),
+  });
 }
 
 /** One shape for every Link, whichever way it was made: stored members, then derived ones, in this order. */
@@ -120,6 +163,11 @@ function assemble(s: StoredLink, d: Derived): Link {
     customMetadataDescription: s.customMetadataDescription,
     customMetadataImageUrl: s.customMetadataImageUrl,
     deepLinks: s.deepLinks,
+    expiresAt: s.expiresAt,
+    maxClicks: s.maxClicks,
+    expiredUrl: s.expiredUrl,
+    passwordHash: s.passwordHash,
+    rules: s.rules,
     preview: s.preview,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
@@ -130,6 +178,9 @@ function assemble(s: StoredLink, d: Derived): Link {
     destination: d.destination,
     safeDestination: d.safeDestination,
     effectivePreviewMetadata: d.effectivePreviewMetadata,
+    expiresAtMs: d.expiresAtMs,
+    safeExpiredUrl: d.safeExpiredUrl,
+    compiledRules: d.compiledRules,
   };
 }
 
@@ -148,6 +199,8 @@ export function parseDeepLinks(value: unknown): DeepLink[] {
 export function linkSize(l: Link): number {
   let n = 600 + 2 * (l.url.length + l.destination.length + l.shortCode.length + (l.shortLinkName?.length ?? 0));
   for (const d of l.deepLinks) n += 200 + 2 * ((d.deeplinkUrl?.length ?? 0) + (d.fallbackUrl?.length ?? 0));
+  for (const r of l.rules) n += 400 + 4 * r.url.length + 200 * r.conditions.length;
+  n += 2 * ((l.expiredUrl?.length ?? 0) + (l.passwordHash?.length ?? 0));
   for (const v of Object.values(l.effectivePreviewMetadata)) n += 2 * v.length;
   return n;
 }

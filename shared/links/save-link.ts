@@ -6,6 +6,7 @@
 // mergeLink; `url` is always required. The answer is built from the row the write returned and
 // the apps already loaded: nothing is read again after the commit. Only a create or a changed
 // url asks for the destination's preview.
+import { hashPassword } from '../accounts/passwords.ts';
 import { findApps, type MobileApp } from '../apps/mobile-app-repository.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import { shortLinkBase } from '../config/config.ts';
@@ -111,7 +112,9 @@ async function prepare(deps: LinkServiceDeps, actor: Actor, body: unknown): Prom
   if (req.enableCustomMetadata === true && !planHasFeature(actor.org.plan, 'METADATA_PREVIEW')) {
     throw featureNotAvailable('METADATA_PREVIEW', actor.org.plan, suggestFeatureUpgrade(actor.org.plan, 'METADATA_PREVIEW'));
   }
-  return { req, refs: { domainId, deepLinks: deepLinks?.stored }, apps: deepLinks?.apps ?? null };
+  // "" or null removes the password; hashed here, before the transaction (argon2id takes tens of ms).
+  const passwordHash = req.password === undefined ? undefined : req.password === null || req.password === '' ? null : await hashPassword(req.password);
+  return { req, refs: { domainId, deepLinks: deepLinks?.stored, passwordHash }, apps: deepLinks?.apps ?? null };
 }
 
 interface Written {

@@ -1,0 +1,8 @@
+-- Link rules: expiry by time (expires_at) or by clicks (max_clicks), where an expired link sends
+-- its visitors (expired_url), a password (argon2id hash only) and targeting rules in order
+-- ([{conditions: [{type, value}], url}], checked and normalised by the save).
+alter table links add column expires_at timestamptz;
+alter table links add column max_clicks integer check (max_clicks >= 1);
+alter table links add column expired_url text;
+alter table links add column password_hash text;
+alter table links add column rules jsonb not null default '[]'::jsonb;
