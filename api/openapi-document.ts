@@ -1,6 +1,7 @@
 // Invariant: the OpenAPI 3.1 document is generated from the same zod schemas that validate
 // requests (and that the tests hold responses to), plus the error catalog; nothing in it is
 // written by hand twice.
+import { resolveRequestSchema, resolveResponseSchema } from '../shared/redirects/resolve-link.ts';
 import { z } from 'zod';
 import { analyticsEventSchema } from '../shared/analytics/events/analytics-event.ts';
 import {
@@ -120,6 +121,8 @@ export function buildOpenApiDocument(serverUrl: string): object {
         ShortUrl: json(linkResponseSchema),
         BulkSaveResponse: json(bulkSaveResponseSchema),
         ListResponse: json(listResponseSchema),
+        ResolveRequest: json(resolveRequestSchema),
+        ResolveResponse: json(resolveResponseSchema),
         ErrorEnvelope: json(errorEnvelopeSchema),
         AnalyticsEvent: json(analyticsEventSchema),
         AnalyticsEventPage: json(eventPageSchema),
@@ -155,6 +158,15 @@ export function buildOpenApiDocument(serverUrl: string): object {
             },
           },
           responses: { ...ok('#/components/schemas/BulkSaveResponse'), ...errorResponses(['SML002', 'VE001', ...COMMON]) },
+        },
+      },
+      '/link/external/v1/shortenedUrl/resolve': {
+        post: {
+          operationId: 'resolveShortUrl',
+          summary: 'What the redirector would do for a visitor (kind, location, matched rule), recording nothing. Scope links:read.',
+          security,
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ResolveRequest' } } } },
+          responses: { ...ok('#/components/schemas/ResolveResponse'), ...errorResponses(['SML002', 'VE001', ...COMMON]) },
         },
       },
       '/link/external/v1/shortenedUrl': {

@@ -37,7 +37,10 @@ export async function startApi(
     sql: backends.db.sql,
     keyLookup: postgresKeyLookup(backends.db.sql),
     rateLimiter: backends.rateLimiter,
-    links: linkServiceDeps(backends.db.sql, config, { onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url) }),
+    links: linkServiceDeps(backends.db.sql, config, {
+      onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),
+      linkClicks: backends.linkClicks,
+    }),
     trustProxy: config.TRUST_PROXY,
     logger: o.logger,
     telemetry: o.telemetry,

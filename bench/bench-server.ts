@@ -44,6 +44,8 @@ if (mode === 'bare') {
     bus: backends.bus,
     cacheTier: await backends.cacheTier(),
     clickCounter: backends.clickCounter,
+    linkClicks: backends.linkClicks,
+    rateLimiter: backends.rateLimiter,
     usageStore: backends.usageStore,
     hitSink: sink,
     config,

@@ -97,6 +97,8 @@ const redirector = await startOrExit(
       bus: backends.bus,
       cacheTier: await backends.cacheTier(),
       clickCounter: backends.clickCounter,
+      linkClicks: backends.linkClicks,
+      rateLimiter: backends.rateLimiter,
       usageStore: backends.usageStore,
       hitSink: pipeline.sink,
       config,

@@ -71,7 +71,10 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
     now: Date.now,
     domains: checker,
     webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretsKey: config.WEBHOOK_SECRETS_KEY },
-    links: linkServiceDeps(backends.db.sql, config, { onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url) }),
+    links: linkServiceDeps(backends.db.sql, config, {
+      onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),
+      linkClicks: backends.linkClicks,
+    }),
   };
   const app = await buildDashboard(deps);
   let ask: Awaited<ReturnType<typeof startTlsAsk>>;

@@ -13,7 +13,12 @@ import { createLogger, type Logger } from '../shared/log/logger.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
 import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
+import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
+import { loadPasswordCookieSecret, PasswordCookies } from '../shared/links/password-cookie.ts';
+import { type LinkClickCounter, MemoryLinkClickCounter } from '../shared/quotas/link-click-counter.ts';
 import { QrRenderer } from './qr-renderer.ts';
+import { VisitorCountry } from './visitor-country.ts';
 import type { Registry } from 'prom-client';
 import { exposeRedirectorMetrics, RedirectorMetrics, type MetricsSnapshot } from './metrics.ts';
 import { postgresEntitySource } from './entity-source.ts';
@@ -27,6 +32,10 @@ export interface RedirectorDeps {
   /** The shared Redis tier; null in embedded mode. */
   cacheTier: SharedCacheTier | null;
   clickCounter: ClickCounterStore;
+  /** Per-link click counters (maxClicks); default: this process's memory (one-process setups). */
+  linkClicks?: LinkClickCounter;
+  /** Wrong link-password tries, per address and link; default: this process's memory. */
+  rateLimiter?: RateLimiter;
   usageStore: UsageStore;
   hitSink: HitSink;
   config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY'> &
@@ -100,7 +109,19 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
   };
   await resolver.subscribe(deps.bus);
   quota.start();
-  const service = new RedirectService({ resolver, quota, hitSink: deps.hitSink, metrics, onError });
+  const passwordCookies = new PasswordCookies(await loadPasswordCookieSecret(deps.sql));
+  const country = new VisitorCountry();
+  const service = new RedirectService({
+    resolver,
+    quota,
+    hitSink: deps.hitSink,
+    metrics,
+    onError,
+    linkClicks: deps.linkClicks ?? new MemoryLinkClickCounter(),
+    passwordCookies,
+    countryOf: (ip) => country.of(ip),
+  });
+  const passwordLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
   const qrRendersPerMinute = config.QR_RENDERS_PER_MINUTE ?? DEFAULT_QR_RENDERS_PER_MINUTE;
   const qr = new QrRenderer({ cacheMaxBytes: config.QR_CACHE_MAX_BYTES ?? DEFAULT_QR_CACHE_MAX_BYTES, rendersPerMinute: qrRendersPerMinute });
   const server = await serveRedirects({
@@ -111,6 +132,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     host: config.REDIRECT_HOST,
     port: config.REDIRECT_PORT,
     trustProxy: config.TRUST_PROXY,
+    passwords: { cookies: passwordCookies, limiter: passwordLimiter, secureCookies: shortLinkBase(config).startsWith('https:') },
     onError,
   });
 

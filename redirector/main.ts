@@ -143,6 +143,8 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
         bus: backends.bus,
         cacheTier: await backends.cacheTier(init.epoch),
         clickCounter: backends.clickCounter,
+        linkClicks: backends.linkClicks,
+        rateLimiter: backends.rateLimiter,
         usageStore: backends.usageStore,
         hitSink: pipeline.sink,
         config: c,

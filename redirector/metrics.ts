@@ -11,7 +11,7 @@ import { OUTCOMES, type Outcome } from '../shared/redirects/decide-redirect.ts';
 import { ENTITY_KINDS, type EntityKind } from './entity-kinds.ts';
 
 /** Answers the transport gives itself (no decision behind them). */
-const TRANSPORT_OUTCOMES = ['qr_refused', 'health', 'bad_method', 'error'] as const;
+const TRANSPORT_OUTCOMES = ['password_form', 'qr_refused', 'health', 'bad_method', 'error'] as const;
 
 export type RequestOutcome = Outcome | (typeof TRANSPORT_OUTCOMES)[number];
 

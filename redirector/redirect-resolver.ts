@@ -155,7 +155,19 @@ export class RedirectResolver {
   }
 
   #input(route: Route, link: Link | null, hostDomain: Domain | null): DecisionInput {
-    return { route, link, hostDomain, linkDomain: null, org: null, apps: EMPTY_APPS, quota: null, shortLinkBase: this.#shortLinkBase };
+    return {
+      route,
+      link,
+      hostDomain,
+      linkDomain: null,
+      org: null,
+      apps: EMPTY_APPS,
+      quota: null,
+      shortLinkBase: this.#shortLinkBase,
+      country: null,
+      clicksExhausted: false,
+      passwordOk: false,
+    };
   }
 
   /** One pass over the resolution steps: the input, or the entities neither loaded nor in the LRU. */

@@ -3,6 +3,8 @@
 // loaded (one source call per kind for all of a link's misses, one load shared by concurrent
 // requests), a FREE organisation's clicks are admitted against the counter and each admitted
 // click is counted once, and a request whose client hung up while it waited records nothing.
+import { PasswordCookies } from '../shared/links/password-cookie.ts';
+import { MemoryLinkClickCounter } from '../shared/quotas/link-click-counter.ts';
 import { describe, expect, it } from 'vitest';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { billingPeriod } from '../shared/quotas/billing-period.ts';
@@ -50,7 +52,16 @@ function harness() {
   const usage = new CountingUsage();
   const quota = new ClickQuota({ store: new MemoryClickCounterStore(), usage, flushIntervalMs: 60_000 });
   const sink = new MemoryHitSink();
-  const service = new RedirectService({ resolver, quota, hitSink: sink, metrics, onError });
+  const service = new RedirectService({
+    resolver,
+    quota,
+    hitSink: sink,
+    metrics,
+    onError,
+    linkClicks: new MemoryLinkClickCounter(),
+    passwordCookies: new PasswordCookies('test-secret'),
+    countryOf: () => null,
+  });
   return { entities, service, quota, usage, sink, errors };
 }
 
@@ -63,6 +74,8 @@ const facts = (over: Partial<RequestFacts> = {}): RequestFacts & { aborted: bool
   referrer: null,
   secFetchDest: '',
   secFetchMode: '',
+  acceptLanguage: '',
+  query: '',
   ip: '192.0.2.1',
   aborted: false,
   ...over,

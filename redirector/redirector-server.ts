@@ -1,5 +1,6 @@
 // Invariant: one uWS app per call, in the current process, and only transport: the uWS router
-// sends /healthz, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD) to thin handlers,
+// sends /healthz, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD; POST: a password
+// form, password-form.ts) to thin handlers,
 // everything else to a 404 envelope, other methods to 405 (/metrics is served on METRICS_PORT
 // only: here it is an unknown code). A handler copies the request facts (uws-request-facts.ts),
 // asks the RedirectService for the answer, and writes it (answer-writers.ts): at once, inside the
@@ -19,6 +20,9 @@ import type { QrRenderer } from './qr-renderer.ts';
 import type { RedirectService } from './redirect-service.ts';
 import { nativeUws } from './uws-native.ts';
 import { UwsFactsReader, type Method, type UwsRequestFacts } from './uws-request-facts.ts';
+import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
+import type { PasswordCookies } from '../shared/links/password-cookie.ts';
+import { type FormReply, formTooLarge, MAX_FORM_BYTES, PasswordForm } from './password-form.ts';
 
 export interface RedirectorServerOptions {
   service: RedirectService;
@@ -31,6 +35,8 @@ export interface RedirectorServerOptions {
   port: number;
   /** Trusted proxies: the client address is the nearest X-Forwarded-For entry that is not one. */
   trustProxy: TrustProxy;
+  /** Password forms: the cookie signer, the wrong-try limiter, whether cookies are Secure (https short links). */
+  passwords: { cookies: PasswordCookies; limiter: RateLimiter; secureCookies: boolean };
   onError: (err: unknown) => void;
 }
 
@@ -103,7 +109,74 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       }
     };
 
+  const passwordForm = new PasswordForm({ service, ...o.passwords });
+
+  const writeReply = (res: uWS.HttpResponse, reply: FormReply, close: boolean): void => {
+    res.cork(() => {
+      res.writeStatus(reply.status);
+      for (const [k, v] of reply.headers) res.writeHeader(k, v);
+      res.end(reply.body, close || drain.draining);
+    });
+  };
+
+  /** POST /:code: a password form. The body is read up to MAX_FORM_BYTES; the reply waits for the check. */
+  function handlePasswordPost(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const f = facts.read(res, req, 'GET');
+    if (f === null) {
+      writers.headersTooLarge(res, 'GET');
+      return;
+    }
+    const code = req.getParameter(0);
+    if (!isValidShortCode(code)) {
+      writers.decision(res, service.answerMissing(req.getUrl().slice(1, MISSING_PATH_CHARS + 1), f, Date.now()), f);
+      return;
+    }
+    const declared = Number(req.getHeader('content-length') || '0');
+    f.watchAbort();
+    if (!(declared <= MAX_FORM_BYTES)) {
+      o.metrics.request('password_form');
+      writeReply(res, formTooLarge(f), true);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    drain.inFlight++;
+    res.onData((chunk, last) => {
+      if (done) return;
+      size += chunk.byteLength;
+      if (size > MAX_FORM_BYTES) {
+        done = true;
+        drain.inFlight--;
+        if (!f.aborted) writeReply(res, formTooLarge(f), true);
+        return;
+      }
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (!last) return;
+      done = true;
+      passwordForm.submit(code, f, Buffer.concat(chunks).toString('utf8')).then(
+        (reply) => {
+          drain.inFlight--;
+          o.metrics.request('password_form');
+          if (!f.aborted) writeReply(res, reply, false);
+        },
+        (err: unknown) => {
+          drain.inFlight--;
+          writers.failure(res, f, err);
+        },
+      );
+    });
+  }
+
   const app = uws.App();
+  app.post('/:code', (res, req) => {
+    drain.received++;
+    try {
+      handlePasswordPost(res, req);
+    } catch (err) {
+      writers.internalError(res, 'GET', err);
+    }
+  });
   for (const [method, register] of [
     ['GET', app.get.bind(app)],
     ['HEAD', app.head.bind(app)],

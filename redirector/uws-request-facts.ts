@@ -1,6 +1,6 @@
 // Invariant: the facts of a uWS request are copied out of it in the handler, before anything can
 // wait, each header bounded as it is read: a header over MAX_HEADER_LENGTH makes no facts (the
-// request is answered 431); User-Agent and Referer are cut before anything parses, memoises or
+// request is answered 431); User-Agent, Referer, Accept-Language and the query are cut before anything parses, memoises or
 // records them; an invalid Host reads as no host. The client address alone is read later, when
 // first asked for (a recorded hit, a QR image), while the response is open; asked for after it
 // closed, it reads as unknown (null) instead of throwing. A request answered after a load watches
@@ -11,6 +11,7 @@ import { ipv4TextOfBytes } from '../shared/net/ipv4.ts';
 import { clientAddressChooser, type ClientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { canonicalUserAgent } from '../shared/redirects/crawler-detection.ts';
 import { queryHasQr, type RequestFacts } from '../shared/redirects/request-facts.ts';
+import { MAX_ACCEPT_LANGUAGE_LENGTH, MAX_QUERY_LENGTH } from '../shared/redirects/visitor.ts';
 
 export type Method = 'GET' | 'HEAD';
 
@@ -33,6 +34,8 @@ const R = {
   referer: 'referer',
   secFetchDest: 'sec-fetch-dest',
   secFetchMode: 'sec-fetch-mode',
+  acceptLanguage: 'accept-language',
+  cookie: 'cookie',
   xForwardedFor: 'x-forwarded-for',
 } as const;
 
@@ -68,6 +71,10 @@ export class UwsRequestFacts implements RequestFacts {
     readonly referrer: string | null,
     readonly secFetchDest: string,
     readonly secFetchMode: string,
+    readonly acceptLanguage: string,
+    readonly query: string,
+    /** The Cookie header (a password-protected link's cookie is read from it). */
+    readonly cookie: string,
     res: uWS.HttpResponse,
     forwardedFor: string,
     chooser: ClientAddressChooser,
@@ -117,6 +124,9 @@ export class UwsFactsReader {
     const secFetchDest = req.getHeader(R.secFetchDest);
     const secFetchMode = req.getHeader(R.secFetchMode);
     const xff = this.#chooser.readsForwardedFor ? req.getHeader(R.xForwardedFor) : '';
+    const acceptLanguage = req.getHeader(R.acceptLanguage);
+    const cookie = req.getHeader(R.cookie);
+    const query = req.getQuery() ?? '';
     if (
       host.length > MAX_HEADER_LENGTH ||
       accept.length > MAX_HEADER_LENGTH ||
@@ -124,19 +134,23 @@ export class UwsFactsReader {
       referrer.length > MAX_HEADER_LENGTH ||
       secFetchDest.length > MAX_HEADER_LENGTH ||
       secFetchMode.length > MAX_HEADER_LENGTH ||
-      xff.length > MAX_HEADER_LENGTH
+      xff.length > MAX_HEADER_LENGTH ||
+      cookie.length > MAX_HEADER_LENGTH
     ) {
       return null;
     }
     return new UwsRequestFacts(
       method,
       this.#hostOf(host),
-      queryHasQr(req.getQuery() ?? ''),
+      queryHasQr(query),
       accept,
       canonicalUserAgent(cutHeader(userAgent, MAX_USER_AGENT_LENGTH)),
       referrer === '' ? null : cutHeader(referrer, MAX_REFERRER_LENGTH),
       cutHeader(secFetchDest, MAX_FETCH_METADATA_LENGTH),
       cutHeader(secFetchMode, MAX_FETCH_METADATA_LENGTH),
+      cutHeader(acceptLanguage, MAX_ACCEPT_LANGUAGE_LENGTH),
+      cutHeader(query, MAX_QUERY_LENGTH),
+      cookie,
       res,
       xff,
       this.#chooser,

@@ -6,6 +6,7 @@ import type { Principal } from '../../shared/keys/principal.ts';
 import { bulkSaveLinks } from '../../shared/links/bulk-save-links.ts';
 import { listLinks, parseListRequest } from '../../shared/links/list-links.ts';
 import { saveLink, type Actor } from '../../shared/links/save-link.ts';
+import { resolveLink } from '../../shared/redirects/resolve-link.ts';
 import type { ApiDeps } from '../api-deps.ts';
 import { principalOf, type RouteAuth } from '../authorize.ts';
 
@@ -24,6 +25,10 @@ export function registerLinkRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.post('/link/external/v1/shortenedUrl/bulkSave', WRITE, async (request) => ({
     response: await bulkSaveLinks(links, actorOf(principalOf(request)), request.body, request.log),
+  }));
+
+  app.post('/link/external/v1/shortenedUrl/resolve', READ, async (request) => ({
+    response: await resolveLink(links, principalOf(request).org, request.body),
   }));
 
   app.get('/link/external/v1/shortenedUrl', READ, async (request) => {

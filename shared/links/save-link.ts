@@ -18,6 +18,7 @@ import { customDomainInactive, deepLinkRejected, shortCodeRejected } from '../er
 import { featureNotAvailable } from '../orgs/plan-errors.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../orgs/plans.ts';
+import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
 import { consumeLinkSlot } from '../quotas/link-quota.ts';
 import { enqueueWebhookEvent, type WebhookEventType } from '../webhooks/webhook-events.ts';
 import type { ChangeSource, DeepLink, Link } from './link.ts';
@@ -43,6 +44,8 @@ export interface LinkServiceDeps {
    */
   onDestinationSaved?(url: string, orgId: string): void;
   now(): number;
+  /** The per-link click counters (maxClicks) the redirector uses, for resolve; default: this process's memory. */
+  linkClicks?: LinkClickCounter;
 }
 
 /**
@@ -53,9 +56,9 @@ export interface LinkServiceDeps {
 export function linkServiceDeps(
   sql: Sql,
   config: Parameters<typeof shortLinkBase>[0],
-  o: { onDestinationSaved?: (url: string, orgId: string) => void; now?: () => number } = {},
+  o: { onDestinationSaved?: (url: string, orgId: string) => void; now?: () => number; linkClicks?: LinkClickCounter } = {},
 ): LinkServiceDeps {
-  return { sql, shortLinkBase: shortLinkBase(config), onDestinationSaved: o.onDestinationSaved, now: o.now ?? Date.now };
+  return { sql, shortLinkBase: shortLinkBase(config), onDestinationSaved: o.onDestinationSaved, now: o.now ?? Date.now, linkClicks: o.linkClicks };
 }
 
 export interface SaveOutcome {

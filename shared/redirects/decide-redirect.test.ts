@@ -28,6 +28,8 @@ function facts(over: Partial<RequestFacts> = {}): RequestFacts {
     referrer: null,
     secFetchDest: '',
     secFetchMode: '',
+    acceptLanguage: '',
+    query: '',
     ip: '1.2.3.4',
     ...over,
   };
@@ -43,6 +45,9 @@ function input(over: Partial<DecisionInput> = {}): DecisionInput {
     apps: new Map(),
     quota: { allowed: true },
     shortLinkBase: 'https://sho.rt',
+    country: null,
+    clicksExhausted: false,
+    passwordOk: false,
     ...over,
   };
 }

@@ -2,13 +2,17 @@
 // request facts and the clock: no I/O, no randomness, no mutation. The handler only gathers the
 // inputs and writes what this returns. Order of rules: unknown code (or a custom domain asked for
 // another organisation's code) → 404 EN001; suspended organisation → 403 SML010 (QR and crawlers
-// included, nothing recorded); archived → 410 EN002; QR image; preview crawler →
-// OG page; FREE quota exhausted → 402 QE002; deep link for the visitor's platform; cloak frame
-// (unless the destination refuses framing); plain 302 to the normalised destination (404 EN001
-// when the stored destination is no safe http(s) URL).
+// included, nothing recorded); archived → 410 EN002; QR image; FREE quota exhausted → 402 QE002
+// (crawlers are never counted, so never refused); expired (expiresAt passed, or maxClicks used
+// up) → 302 to expiredUrl or 410 EN003; password without a valid cookie → the form (JSON: 401
+// SML011; crawlers: a preview without the destination's metadata); preview crawler → OG page;
+// the first link rule that holds (cloaked when the link is); deep link for the visitor's
+// platform; cloak frame (unless the destination refuses framing); plain 302 to the normalised
+// destination (404 EN001 when the stored destination is no safe http(s) URL). Only a visit that
+// goes through records a hit; nothing expired, refused or asked for a password does.
 import type { ClickSource, EventType } from '../analytics/events/event-schema.ts';
 import type { AppError } from '../errors/app-error.ts';
-import { accessDenied, linkArchived, linkNotFound } from '../errors/domain-errors.ts';
+import { accessDenied, linkArchived, linkExpired, linkNotFound, passwordRequired } from '../errors/domain-errors.ts';
 import { clickQuotaExhausted } from '../orgs/plan-errors.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
 import type { MobileApp } from '../apps/mobile-app-repository.ts';
@@ -20,9 +24,10 @@ import { billingPeriod } from '../quotas/billing-period.ts';
 import type { QuotaView } from '../quotas/quota-view.ts';
 import { negotiate } from './content-negotiation.ts';
 import { isPreviewCrawler } from './crawler-detection.ts';
-import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage } from './html-pages.ts';
+import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage, passwordPage, protectedPreviewPage } from './html-pages.ts';
 import { detectPlatform } from './platform-detection.ts';
 import { clickSourceOf, type RequestFacts } from './request-facts.ts';
+import { RequestVisitor } from './visitor.ts';
 import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from '../links/safe-url.ts';
 
 export type Route = { kind: 'visit'; shortCode: string } | { kind: 'qr'; shortCode: string; format: 'svg' | 'png' };
@@ -42,10 +47,30 @@ export interface DecisionInput {
   quota: QuotaView | null;
   /** Origin of the default smart links (shortLinkBase in shared/config). */
   shortLinkBase: string;
+  /** The visitor's country (ISO code); looked up only when the link has a country rule, else null. */
+  country: string | null;
+  /** The link's maxClicks are used up (its shared counter refused one more). */
+  clicksExhausted: boolean;
+  /** The request carries a valid password cookie for this link (only asked for links with a password). */
+  passwordOk: boolean;
 }
 
 /** What a decision was, as the redirector counts it (redirector_requests_total's `outcome`). */
-export const OUTCOMES = ['redirect', 'cloak', 'app_page', 'app_fallback', 'preview', 'qr', 'not_found', 'archived', 'suspended', 'quota_exhausted'] as const;
+export const OUTCOMES = [
+  'redirect',
+  'rule',
+  'cloak',
+  'app_page',
+  'app_fallback',
+  'preview',
+  'qr',
+  'not_found',
+  'archived',
+  'suspended',
+  'quota_exhausted',
+  'expired',
+  'password_required',
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface HitSpec {
@@ -64,6 +89,8 @@ export interface HttpAnswer {
   readonly outcome: Outcome;
   /** The event to record; null for HEAD and errors. */
   readonly hit: HitSpec | null;
+  /** Index of the link rule that set the destination; null when none held. */
+  readonly rule: number | null;
 }
 
 export interface QrAnswer {
@@ -115,15 +142,11 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
 
   const record = facts.method === 'GET';
   const destination = link.safeDestination;
+  const crawler = isPreviewCrawler(facts.userAgent);
 
-  if (isPreviewCrawler(facts.userAgent)) {
-    const shortUrl = shortUrlOf(input, link);
-    const page = crawlerPage(link.effectivePreviewMetadata, shortUrl, destination ?? shortUrl);
-    return htmlAnswer(page, 'preview', record ? { eventType: 'METADATA_PREVIEW', clickSource: clickSourceOf(facts) } : null);
-  }
-
+  // A crawler is never counted (quotaApplies), so never refused for the quota.
   const quota = input.quota;
-  if (quota !== null && !quota.allowed) {
+  if (quota !== null && !quota.allowed && !crawler) {
     const error = clickQuotaExhausted({
       shortCode: link.shortCode,
       currentClicks: quota.currentClicks,
@@ -135,7 +158,31 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
     return errorAnswer(error, 'quota_exhausted', link.shortCode, facts);
   }
 
+  if ((link.expiresAtMs !== null && nowMs >= link.expiresAtMs) || input.clicksExhausted) {
+    if (link.safeExpiredUrl !== null) return redirectAnswer(link.safeExpiredUrl, 'expired', null, null);
+    return errorAnswer(linkExpired(), 'expired', link.shortCode, facts);
+  }
+
+  if (link.passwordHash !== null && !input.passwordOk) {
+    if (crawler) return htmlAnswer(protectedPreviewPage(shortUrlOf(input, link)), 'preview', null, null);
+    return passwordAnswer(link.shortCode, facts, null);
+  }
+
+  if (crawler) {
+    const shortUrl = shortUrlOf(input, link);
+    const page = crawlerPage(link.effectivePreviewMetadata, shortUrl, destination ?? shortUrl);
+    return htmlAnswer(page, 'preview', record ? { eventType: 'METADATA_PREVIEW', clickSource: clickSourceOf(facts) } : null, null);
+  }
+
   const hit: HitSpec | null = record ? { eventType: 'CLICK', clickSource: clickSourceOf(facts) } : null;
+
+  if (link.compiledRules.rules.length > 0) {
+    const rule = link.compiledRules.match(new RequestVisitor(facts, input.country), nowMs);
+    if (rule !== null && rule.destination !== null) {
+      if (link.cloakEnabled) return htmlAnswer(cloakPage(rule.destination, link.effectivePreviewMetadata, shortUrlOf(input, link)), 'cloak', hit, rule.index);
+      return redirectAnswer(rule.destination, 'rule', hit, rule.index);
+    }
+  }
 
   if (link.deepLinks.length > 0) {
     const chosen = pickDeepLink(link, input.apps, facts.userAgent);
@@ -149,9 +196,18 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   // sent: the Location is always the normalised `new URL(u).href` (safe-url.ts).
   if (destination === null) return errorAnswer(linkNotFound(link.shortCode), 'not_found', link.shortCode, facts);
   if (link.cloakEnabled && link.preview?.frameRefused !== true) {
-    return htmlAnswer(cloakPage(destination, link.effectivePreviewMetadata, shortUrlOf(input, link)), 'cloak', hit);
+    return htmlAnswer(cloakPage(destination, link.effectivePreviewMetadata, shortUrlOf(input, link)), 'cloak', hit, null);
   }
-  return redirectAnswer(destination, 'redirect', hit);
+  return redirectAnswer(destination, 'redirect', hit, null);
+}
+
+/**
+ * A password-protected link's answer without a valid cookie: the form (200, with `problem` next
+ * to the field) for a browser, 401 SML011 for anyone else.
+ */
+export function passwordAnswer(shortCode: string, facts: Pick<RequestFacts, 'accept' | 'query'>, problem: string | null): HttpAnswer {
+  if (negotiate(facts.accept).prefersHtml) return htmlAnswer(passwordPage(shortCode, facts.query, problem), 'password_required', null, null);
+  return errorAnswer(passwordRequired(), 'password_required', shortCode, facts);
 }
 
 /** The link as the visitor asked for it, on the host they asked (only pages show it: a plain redirect never builds it). */
@@ -175,20 +231,28 @@ function deepLinkAnswer(entry: DeepLink, app: MobileApp, link: Link, hit: HitSpe
   const fallback = (entry.fallbackEnabled ? safeWebUrl(entry.fallbackUrl) : null) ?? store ?? link.safeDestination;
   if (fallback === null) return null;
   const deeplink = safeDeepLinkUrl(entry.deeplinkUrl);
-  if (deeplink === null) return redirectAnswer(fallback, 'app_fallback', hit);
+  if (deeplink === null) return redirectAnswer(fallback, 'app_fallback', hit, null);
   const open = app.platform === 'ANDROID' ? androidIntentUrl(deeplink, fallback, app.storeUrl) : deeplink;
-  return htmlAnswer(appOpenPage(open, fallback, link.effectivePreviewMetadata), 'app_page', hit);
+  return htmlAnswer(appOpenPage(open, fallback, link.effectivePreviewMetadata), 'app_page', hit, null);
 }
 
-function redirectAnswer(location: string, outcome: Outcome, hit: HitSpec | null): HttpAnswer {
-  return { kind: 'answer', status: '302 Found', location, contentType: null, contentSecurityPolicy: null, body: '', outcome, hit };
+function redirectAnswer(location: string, outcome: Outcome, hit: HitSpec | null, rule: number | null): HttpAnswer {
+  return { kind: 'answer', status: '302 Found', location, contentType: null, contentSecurityPolicy: null, body: '', outcome, hit, rule };
 }
 
-function htmlAnswer(page: HtmlPage, outcome: Outcome, hit: HitSpec | null): HttpAnswer {
-  return { kind: 'answer', status: '200 OK', location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit };
+function htmlAnswer(page: HtmlPage, outcome: Outcome, hit: HitSpec | null, rule: number | null): HttpAnswer {
+  return { kind: 'answer', status: '200 OK', location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit, rule };
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = { 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 410: 'Gone' };
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  410: 'Gone',
+  429: 'Too Many Requests',
+  413: 'Payload Too Large',
+};
 
 /** At most this many short codes keep their 404 answers (JSON and HTML) ready; then all are dropped. */
 const NOT_FOUND_MEMO_LIMIT = 10_000;
@@ -210,12 +274,12 @@ function notFoundAnswer(shortCode: string, facts: RequestFacts): HttpAnswer {
   return answer;
 }
 
-function errorAnswer(error: AppError, outcome: Outcome, shortCode: string, facts: RequestFacts): HttpAnswer {
+export function errorAnswer(error: AppError, outcome: Outcome, shortCode: string, facts: Pick<RequestFacts, 'accept'>): HttpAnswer {
   const status = `${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}`;
   if (negotiate(facts.accept).prefersHtml) {
     const page = errorPage(error.status, error.code, error.message, shortCode);
-    return { kind: 'answer', status, location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit: null };
+    return { kind: 'answer', status, location: null, contentType: HTML, contentSecurityPolicy: page.csp, body: page.body, outcome, hit: null, rule: null };
   }
   const body = JSON.stringify({ errors: [error.toErrorObject()] });
-  return { kind: 'answer', status, location: null, contentType: JSON_TYPE, contentSecurityPolicy: null, body, outcome, hit: null };
+  return { kind: 'answer', status, location: null, contentType: JSON_TYPE, contentSecurityPolicy: null, body, outcome, hit: null, rule: null };
 }

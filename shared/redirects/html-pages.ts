@@ -84,3 +84,28 @@ export function crawlerPage(meta: PreviewMetadata, shortUrl: string, destination
       `<p><a href="${e(destination)}">${e(destination)}</a></p></body></html>`,
   };
 }
+
+/**
+ * The form a password-protected link shows a browser: posts the password back to the link's own
+ * path (and query); `problem` (wrong password, too many tries) is shown next to the field. No destination
+ * metadata: the page tells nothing about where the link goes.
+ */
+export function passwordPage(shortCode: string, query: string, problem: string | null = null): HtmlPage {
+  const describedBy = problem === null ? '' : ' aria-describedby="problem" aria-invalid="true"';
+  return {
+    csp: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    body:
+      `${HEAD}<meta name="robots" content="noindex"><title>Password required</title>` +
+      '<style>body{font:16px/1.5 system-ui,sans-serif;margin:15vh auto;max-width:26em;padding:0 1em;color:#222}label,input,button{display:block;font:inherit}input{width:100%;box-sizing:border-box;margin:.3em 0 .8em;padding:.4em}#problem{color:#a00}</style>' +
+      `</head><body><main><h1>Password required</h1><p>The short link <code>${e(shortCode)}</code> is protected by a password.</p>` +
+      `<form method="post" action="/${e(encodeURIComponent(shortCode))}${query === '' ? '' : `?${e(query)}`}">` +
+      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="128"${describedBy}>` +
+      (problem === null ? '' : `<p id="problem" role="alert">${e(problem)}</p>`) +
+      '<button type="submit">Continue</button></form></main></body></html>',
+  };
+}
+
+/** What a crawler sees of a password-protected link: nothing of its destination. */
+export function protectedPreviewPage(shortUrl: string): HtmlPage {
+  return crawlerPage({ title: 'Password-protected link' }, shortUrl, shortUrl);
+}

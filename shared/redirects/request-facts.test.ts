@@ -14,6 +14,8 @@ const f = (over: Partial<RequestFacts>): RequestFacts => ({
   referrer: null,
   secFetchDest: '',
   secFetchMode: '',
+  acceptLanguage: '',
+  query: '',
   ip: null,
   ...over,
 });

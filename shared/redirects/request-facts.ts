@@ -17,6 +17,12 @@ export interface RequestFacts {
   referrer: string | null;
   secFetchDest: string;
   secFetchMode: string;
+  /** Accept-Language as sent (link rules read its most preferred entry). */
+  acceptLanguage: string;
+  /** The query string without '?' (link rules' queryParam). */
+  query: string;
+  /** The Cookie header (read for password-protected links only); absent where there is none (the API's resolve). */
+  readonly cookie?: string;
   /** Client address: the peer, or the nearest X-Forwarded-For entry that is not a trusted proxy (TRUST_PROXY). */
   readonly ip: string | null;
   /** The client hung up before its answer (seen only by an answer that waited for a load). */

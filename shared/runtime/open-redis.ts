@@ -21,6 +21,7 @@ import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
 import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
 import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
 import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
+import { type LinkClickCounter, MemoryLinkClickCounter, RedisLinkClickCounter } from '../quotas/link-click-counter.ts';
 import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
 
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
@@ -32,6 +33,8 @@ export interface RedisPorts {
   bus: InvalidationBus;
   rateLimiter: RateLimiter;
   clickCounter: ClickCounterStore;
+  /** Per-link click counters of links with maxClicks (link-click-counter.ts). */
+  linkClicks: LinkClickCounter;
   /** The shared cache tier of `epoch` (default: the current one); null without Redis. */
   cacheTier(epoch?: string): Promise<SharedCacheTier | null>;
   /** Starts a fresh cache epoch; null without Redis. */
@@ -88,6 +91,7 @@ export async function openRedis(o: OpenRedisOptions): Promise<RedisPorts> {
     bus,
     rateLimiter,
     clickCounter: redis ? new RedisClickCounterStore(redis, prefix) : new MemoryClickCounterStore(),
+    linkClicks: redis ? new RedisLinkClickCounter(redis, prefix) : new MemoryLinkClickCounter(),
     cacheTier: async (epoch) => (redis ? new RedisCacheTier(redis, prefix, epoch ?? (await currentCacheEpoch(redis, prefix))) : null),
     startCacheEpoch: async () => (redis ? bumpCacheEpoch(redis, prefix) : null),
     purge: redis

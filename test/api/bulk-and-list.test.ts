@@ -152,13 +152,16 @@ describe('OpenAPI document', () => {
       expect.arrayContaining([
         '/link/external/v1/shortenedUrl/save',
         '/link/external/v1/shortenedUrl/bulkSave',
+        '/link/external/v1/shortenedUrl/resolve',
         '/link/external/v1/shortenedUrl',
         '/link/external/v1/analytics/events',
         '/link/external/v1/analytics/events/export',
       ]),
     );
-    expect(Object.keys(doc.components.schemas.SaveLinkRequest!.properties!)).toEqual(expect.arrayContaining(['url', 'shortCode', 'deepLinks', 'cloakEnabled']));
-    expect(Object.keys(doc['x-error-codes'])).toHaveLength(14);
+    expect(Object.keys(doc.components.schemas.SaveLinkRequest!.properties!)).toEqual(
+      expect.arrayContaining(['url', 'shortCode', 'deepLinks', 'cloakEnabled', 'expiresAt', 'maxClicks', 'expiredUrl', 'password', 'rules']),
+    );
+    expect(Object.keys(doc['x-error-codes'])).toHaveLength(16);
   });
 
   it('an unknown path answers the envelope with 404, never an HTML page', async () => {

@@ -1,6 +1,6 @@
 // Invariant: tests talk to the redirector over real HTTP with node:http (fetch cannot set Host),
 // one connection per request, redirects never followed.
-import { request as httpRequest } from 'node:http';
+import { type Agent, request as httpRequest } from 'node:http';
 
 export interface TestResponse {
   status: number;
@@ -12,7 +12,7 @@ export interface TestResponse {
 export function send(
   port: number,
   path: string,
-  options: { method?: string; host?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+  options: { method?: string; host?: string; headers?: Record<string, string>; timeoutMs?: number; body?: string | Buffer; agent?: Agent } = {},
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -21,7 +21,7 @@ export function send(
         port,
         path,
         method: options.method ?? 'GET',
-        agent: false,
+        agent: options.agent ?? false,
         headers: { host: options.host ?? 'localhost:8080', ...options.headers },
       },
       (res) => {
@@ -31,6 +31,9 @@ export function send(
           const body = Buffer.concat(chunks);
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers[k] = v;
+          // Set-Cookie is a list; its entries joined by newlines.
+          const cookies = res.headers['set-cookie'];
+          if (cookies !== undefined) headers['set-cookie'] = cookies.join('\n');
           resolve({ status: res.statusCode ?? 0, headers, body, text: body.toString('utf8') });
         });
         res.on('error', reject);
@@ -38,7 +41,7 @@ export function send(
     );
     req.on('error', reject);
     req.setTimeout(options.timeoutMs ?? 10_000, () => req.destroy(new Error(`timeout ${path}`)));
-    req.end();
+    req.end(options.body);
   });
 }
 

@@ -128,6 +128,7 @@ export function apiClient(base: string, key: string | null) {
     save: <T = Record<string, unknown>>(body: unknown) => call<T>('POST', '/link/external/v1/shortenedUrl/save', body),
     saveRaw: (raw: string, headers?: Record<string, string>) => call('POST', '/link/external/v1/shortenedUrl/save', undefined, raw, headers),
     bulk: <T = Record<string, unknown>>(body: unknown) => call<T>('POST', '/link/external/v1/shortenedUrl/bulkSave', body),
+    resolve: <T = Record<string, unknown>>(body: unknown) => call<T>('POST', '/link/external/v1/shortenedUrl/resolve', body),
     list: <T = Record<string, unknown>>(params: Record<string, string | number> = {}) =>
       call<T>('GET', `/link/external/v1/shortenedUrl?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`),
     get: <T = Record<string, unknown>>(path: string) => call<T>('GET', path),
