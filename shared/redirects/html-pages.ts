@@ -93,7 +93,9 @@ export function crawlerPage(meta: PreviewMetadata, shortUrl: string, destination
 export function passwordPage(shortCode: string, query: string, problem: string | null = null): HtmlPage {
   const describedBy = problem === null ? '' : ' aria-describedby="problem" aria-invalid="true"';
   return {
-    csp: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    // No form-action: Chromium applies it to the whole redirect chain of the submission, which
+    // ends at the link's destination (another origin).
+    csp: "default-src 'none'; style-src 'unsafe-inline'",
     body:
       `${HEAD}<meta name="robots" content="noindex"><title>Password required</title>` +
       '<style>body{font:16px/1.5 system-ui,sans-serif;margin:15vh auto;max-width:26em;padding:0 1em;color:#222}label,input,button{display:block;font:inherit}input{width:100%;box-sizing:border-box;margin:.3em 0 .8em;padding:.4em}#problem{color:#a00}</style>' +

@@ -231,7 +231,7 @@ describe('password', () => {
     expect(page.body).toContain('<label for="password">Password</label>');
     expect(page.body).toContain('action="/abcdefg?a&#61;&quot;&gt;&lt;script&gt;"');
     expect(page.body).not.toContain('<script>');
-    expect(page.contentSecurityPolicy).toContain("form-action 'self'");
+    expect(page.contentSecurityPolicy).toBe("default-src 'none'; style-src 'unsafe-inline'");
     const json = decide(l, { accept: 'application/json' });
     expect(json).toMatchObject({ status: '401 Unauthorized', outcome: 'password_required', hit: null });
     expect(JSON.parse(json.body)).toEqual({ errors: [{ code: 'SML011', message: 'Password required' }] });
