@@ -21,6 +21,7 @@ export const ROUTES = {
   links: ['GET', '/api/links'],
   link: ['GET', '/api/links/:code'],
   saveLink: ['POST', '/api/links'],
+  resolveLink: ['POST', '/api/links/resolve'],
   bulkActive: ['POST', '/api/links/bulk-active'],
   apps: ['GET', '/api/apps'],
   registerApp: ['POST', '/api/apps'],

@@ -8,6 +8,7 @@ import { PLATFORMS } from '../../shared/apps/platform.ts';
 import { SCOPES } from '../../shared/keys/api-key.ts';
 import { linkResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
 import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
+import { resolveRequestSchema, resolveResponseSchema } from '../../shared/redirects/resolve-link.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/webhook-events.ts';
 import type { RouteName } from './routes.ts';
 import { aggregateResponseSchema } from '../../shared/analytics/reads/aggregate-response.ts';
@@ -123,6 +124,8 @@ export const SCHEMAS = {
   link: { response: linkResponseSchema },
   // The API's save request, checked by the same save path (not parsed here, so its errors are the API's).
   saveLink: { response: linkResponseSchema, request: saveLinkRequestSchema },
+  // The API's resolve (the simulator), checked by resolveLink itself.
+  resolveLink: { response: resolveResponseSchema, request: resolveRequestSchema },
   bulkActive: {
     body: z.object({ shortCodes: z.array(z.string().max(100)).min(1).max(100), isActive: z.boolean() }),
     response: z.object({

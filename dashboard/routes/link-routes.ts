@@ -13,6 +13,7 @@ import { findLinkByCode } from '../../shared/links/link-repository.ts';
 import { toLinkResponse } from '../../shared/links/link-response.ts';
 import { saveLink, type Actor } from '../../shared/links/save-link.ts';
 import { smartLinkOf } from '../../shared/links/smart-link.ts';
+import { resolveLink } from '../../shared/redirects/resolve-link.ts';
 import { getOrganization } from '../../shared/orgs/org-repository.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { orgIdOf, route, sessionOf } from '../http/route.ts';
@@ -40,6 +41,9 @@ export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): v
   });
 
   route(app, 'saveLink', 'links:write', async ({ body, request }) => (await saveLink(service, await actorOf(request), body)).view);
+
+  // The editor's simulator: what the redirector would do, by the API's resolve (records nothing).
+  route(app, 'resolveLink', 'read', async ({ body, request }) => resolveLink(service, await getOrganization(deps.sql, orgIdOf(request)), body));
 
   route(app, 'bulkActive', 'links:write', async ({ body, request }) => {
     const actor = await actorOf(request);

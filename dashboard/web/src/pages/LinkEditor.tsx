@@ -1,5 +1,6 @@
 // The link editor: every field the API's save takes (deep links, preview override with its plan
-// gate, cloaking, UTM, custom domain), saved through the same save path; errors land next to their
+// gate, cloaking, UTM, custom domain, and the rules part in LinkRules.tsx: expiry, click limit,
+// password, rules, the simulator), saved through the same save path; errors land next to their
 // fields and nothing typed is lost. An existing link also offers its QR code for download.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createRoute, Link, useNavigate } from '@tanstack/react-router';
@@ -11,6 +12,7 @@ import { may, useSession } from '../session.ts';
 import { CheckField, SelectField } from '../ui/Choice.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
+import { AccessFields, EMPTY_RULES, RuleBuilder, type RulesForm, rulesBodyOf, rulesFieldNames, rulesFormOf, Simulator } from './LinkRules.tsx';
 
 type LinkView = ResponseOf<'link'>;
 
@@ -37,6 +39,7 @@ interface LinkForm {
   customMetadataDescription: string;
   customMetadataImageUrl: string;
   deepLinks: DeepLinkForm[];
+  access: RulesForm;
 }
 
 const EMPTY: LinkForm = {
@@ -54,6 +57,7 @@ const EMPTY: LinkForm = {
   customMetadataDescription: '',
   customMetadataImageUrl: '',
   deepLinks: [],
+  access: EMPTY_RULES,
 };
 
 function formOf(l: LinkView): LinkForm {
@@ -79,6 +83,7 @@ function formOf(l: LinkView): LinkForm {
       linkBehaviour: d.linkBehaviour ?? '',
       fallbackEnabled: d.fallbackEnabled,
     })),
+    access: rulesFormOf(l),
   };
 }
 
@@ -106,6 +111,7 @@ function bodyOf(f: LinkForm, isNew: boolean, domains: readonly string[]): BodyOf
       linkBehaviour: d.linkBehaviour === 'app' || d.linkBehaviour === 'webBrowser' ? d.linkBehaviour : null,
       fallbackEnabled: d.fallbackEnabled,
     })),
+    ...rulesBodyOf(f.access),
   };
 }
 
@@ -151,6 +157,7 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
   const apps = useQuery({ queryKey: ['apps'], queryFn: () => call('apps') });
   const domains = useQuery({ queryKey: ['domains'], queryFn: () => call('domains') });
   const [form, setForm] = useState<LinkForm>(initial);
+  const [hasPassword, setHasPassword] = useState(existing?.passwordProtected === true);
   const [saved, setSaved] = useState('');
   const [busy, setBusy] = useState(false);
   const errors = useFormErrors();
@@ -176,6 +183,7 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
     'customMetadataDescription',
     'customMetadataImageUrl',
     ...form.deepLinks.flatMap((_, i) => ['mobileAppId', 'deeplinkUrl', 'fallbackUrl', 'linkBehaviour'].map((k) => `deepLinks[${i}].${k}`)),
+    ...rulesFieldNames(form.access),
   ];
 
   const submit = async (ev: FormEvent) => {
@@ -187,6 +195,9 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
       const r = await call('saveLink', { body: bodyOf(form, existing === null, hosts) });
       await client.invalidateQueries({ queryKey: ['links'] });
       client.setQueryData(['link', r.shortCode], r);
+      // A password typed is never kept in the page once saved.
+      setForm((f) => ({ ...f, access: { ...f.access, password: '', removePassword: false } }));
+      setHasPassword(r.passwordProtected === true);
       setSaved(`Saved: ${r.smartLink}`);
       if (existing === null) await navigate({ to: '/links/$code', params: { code: r.shortCode } });
     } catch (err) {
@@ -348,6 +359,8 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
             Add a deep link
           </button>
         </fieldset>
+        <AccessFields form={form.access} onChange={set('access')} errors={e} disabled={!canWrite} hasPassword={hasPassword} />
+        <RuleBuilder form={form.access} onChange={set('access')} errors={e} disabled={!canWrite} />
         {canWrite ? (
           <button type="submit" disabled={busy}>
             {existing ? 'Save changes' : 'Create link'}
@@ -357,6 +370,7 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
         )}
         <p role="status">{saved}</p>
       </form>
+      {existing ? <Simulator shortCode={existing.shortCode} /> : null}
     </>
   );
 }
