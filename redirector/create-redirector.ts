@@ -13,10 +13,9 @@ import { createLogger, type Logger } from '../shared/log/logger.ts';
 import type { ClickCounterStore } from '../shared/quotas/click-counter-store.ts';
 import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
-import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import { loadPasswordCookieSecret, PasswordCookies } from '../shared/links/password-cookie.ts';
-import { type LinkClickCounter, MemoryLinkClickCounter } from '../shared/quotas/link-click-counter.ts';
+import type { LinkClickCounter } from '../shared/quotas/link-click-counter.ts';
 import { QrRenderer } from './qr-renderer.ts';
 import { VisitorCountry } from './visitor-country.ts';
 import type { Registry } from 'prom-client';
@@ -32,10 +31,10 @@ export interface RedirectorDeps {
   /** The shared Redis tier; null in embedded mode. */
   cacheTier: SharedCacheTier | null;
   clickCounter: ClickCounterStore;
-  /** Per-link click counters (maxClicks); default: this process's memory (one-process setups). */
-  linkClicks?: LinkClickCounter;
-  /** Wrong link-password tries, per address and link; default: this process's memory. */
-  rateLimiter?: RateLimiter;
+  /** Per-link click counters (maxClicks): Redis, or memory in one-process setups. */
+  linkClicks: LinkClickCounter;
+  /** Link-password tries, per address and link. */
+  rateLimiter: RateLimiter;
   usageStore: UsageStore;
   hitSink: HitSink;
   config: Pick<RedirectorConfig, 'REDIRECT_HOST' | 'REDIRECT_PORT' | 'LINK_CACHE_ENTRIES' | 'TRUST_PROXY'> &
@@ -117,11 +116,11 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     hitSink: deps.hitSink,
     metrics,
     onError,
-    linkClicks: deps.linkClicks ?? new MemoryLinkClickCounter(),
+    linkClicks: deps.linkClicks,
     passwordCookies,
     countryOf: (ip) => country.of(ip),
   });
-  const passwordLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
+  const passwordLimiter = deps.rateLimiter;
   const qrRendersPerMinute = config.QR_RENDERS_PER_MINUTE ?? DEFAULT_QR_RENDERS_PER_MINUTE;
   const qr = new QrRenderer({ cacheMaxBytes: config.QR_CACHE_MAX_BYTES ?? DEFAULT_QR_CACHE_MAX_BYTES, rendersPerMinute: qrRendersPerMinute });
   const server = await serveRedirects({

@@ -2,6 +2,8 @@
 // answers every request it already received (a slow one included) with its connection closed
 // after the answer, answers requests arriving on open keep-alive connections the same way,
 // closes idle connections, and resolves only then.
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
@@ -78,6 +80,8 @@ beforeAll(async () => {
     bus: new MemoryInvalidationBus(),
     cacheTier: null,
     clickCounter: new MemoryClickCounterStore(),
+    linkClicks: new MemoryLinkClickCounter(),
+    rateLimiter: new MemoryRateLimiter(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: sink,
     config: {

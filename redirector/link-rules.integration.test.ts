@@ -14,7 +14,10 @@ import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts'
 import { saveLink, type Actor, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { RuleSpec } from '../shared/links/link-rules.ts';
 import { createOrganization } from '../shared/orgs/org-repository.ts';
-import { type LinkClickCounter, MemoryLinkClickCounter, RedisLinkClickCounter } from '../shared/quotas/link-click-counter.ts';
+import type { LinkClickCounter } from '../shared/quotas/link-click-counter.ts';
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { RedisLinkClickCounter } from '../shared/quotas/redis-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
 import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { resolveLink, type ResolveResponse } from '../shared/redirects/resolve-link.ts';
@@ -57,6 +60,7 @@ async function redirector(sharedCounter: LinkClickCounter): Promise<{ server: Re
     cacheTier: null,
     clickCounter: new MemoryClickCounterStore(),
     linkClicks: sharedCounter,
+    rateLimiter: new MemoryRateLimiter(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: sink,
     usageFlushIntervalMs: 100,

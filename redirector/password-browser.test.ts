@@ -2,6 +2,8 @@
 // (found by its label, axe-clean), a wrong password explained next to the field, the right one
 // taking them to the destination with an HttpOnly cookie scoped to that link's path, so the next
 // visit goes straight through and another protected link still asks.
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -36,6 +38,8 @@ describe.skipIf(!hasChromium)('a password-protected link in Chromium', () => {
       bus,
       cacheTier: null,
       clickCounter: new MemoryClickCounterStore(),
+      linkClicks: new MemoryLinkClickCounter(),
+      rateLimiter: new MemoryRateLimiter(),
       usageStore: new PostgresUsageStore(db.sql),
       hitSink: new MemoryHitSink(),
       config: {

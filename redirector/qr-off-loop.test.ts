@@ -2,6 +2,8 @@
 // redirector's event loop free (they are drawn in a worker thread), so redirects served during the
 // burst stay fast; HEAD answers without drawing; drawings are rate-limited per client address with
 // 429 SML005 and Retry-After, while cached images stay free.
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
@@ -29,6 +31,8 @@ beforeAll(async () => {
     bus,
     cacheTier: null,
     clickCounter: new MemoryClickCounterStore(),
+    linkClicks: new MemoryLinkClickCounter(),
+    rateLimiter: new MemoryRateLimiter(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: new MemoryHitSink(),
     config: {

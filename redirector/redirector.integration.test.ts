@@ -4,6 +4,8 @@
 // (headers read, bodies and headers written, HEAD, routing), caching and invalidation, client
 // aborts, and the quota protocol across requests. Writes are announced on the bus the way the API and the
 // admin CLI do: bus.publish() after the SQL committed.
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { connect } from 'node:net';
 import { Registry } from 'prom-client';
 import QRCode from 'qrcode';
@@ -48,6 +50,8 @@ beforeAll(async () => {
     bus,
     cacheTier: null,
     clickCounter: new MemoryClickCounterStore(),
+    linkClicks: new MemoryLinkClickCounter(),
+    rateLimiter: new MemoryRateLimiter(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: sink,
     metricsRegistry: registry,
@@ -153,8 +157,10 @@ describe('errors', () => {
     expect(sink.hits).toHaveLength(0);
   });
 
-  it('other methods → 405; /healthz; /metrics is not served here but read from the registry', async () => {
-    expect((await get('/abcdefg', { method: 'POST' })).status).toBe(405);
+  it('other methods → 405 (POST /:code is a password form: an unknown code 404); /healthz; /metrics is not served here but read from the registry', async () => {
+    expect((await get('/abcdefg', { method: 'PUT' })).status).toBe(405);
+    expect((await get('/abcdefg/x', { method: 'POST' })).status).toBe(405);
+    expect((await get('/abcdefg', { method: 'POST', headers: { accept: 'application/json' } })).status).toBe(404);
     const health = await get('/healthz');
     expect(health.status).toBe(200);
     expect(JSON.parse(health.text)).toEqual({ response: { status: 'ok' } });
@@ -620,6 +626,8 @@ describe('custom-domain directory', () => {
       bus,
       cacheTier: null,
       clickCounter: new MemoryClickCounterStore(),
+      linkClicks: new MemoryLinkClickCounter(),
+      rateLimiter: new MemoryRateLimiter(),
       usageStore: new PostgresUsageStore(db.sql),
       hitSink: new MemoryHitSink(),
       config: {
@@ -683,6 +691,8 @@ describe('trusted proxies', () => {
         bus,
         cacheTier: null,
         clickCounter: new MemoryClickCounterStore(),
+        linkClicks: new MemoryLinkClickCounter(),
+        rateLimiter: new MemoryRateLimiter(),
         usageStore: new PostgresUsageStore(db.sql),
         hitSink: hits,
         config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: trust, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },

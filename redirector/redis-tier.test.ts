@@ -1,6 +1,8 @@
 // Invariant: the Redis tier is tested on the machine's real Redis (skipped when it does not
 // answer) with a unique key prefix: two redirectors stand for two workers of a cluster, sharing
 // Redis, Postgres and the Redis invalidation bus.
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -49,6 +51,8 @@ describe.skipIf(!redisUrl)('Redis tier on real Redis', () => {
       bus: bus(),
       cacheTier: new RedisCacheTier(redis, prefix, 'e1'),
       clickCounter: new RedisClickCounterStore(redis, prefix),
+      linkClicks: new MemoryLinkClickCounter(),
+      rateLimiter: new MemoryRateLimiter(),
       usageStore: new PostgresUsageStore(db.sql),
       hitSink: new MemoryHitSink(),
       usageFlushIntervalMs: 100,

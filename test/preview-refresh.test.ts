@@ -1,6 +1,8 @@
 // Invariant: the background refresh is tested end to end: a real local destination server, a
 // migrated test database, the outbox relay, and a redirector whose cache must pick the new
 // preview up through the link invalidations the refresh queues.
+import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
+import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
@@ -45,6 +47,8 @@ beforeAll(async () => {
     bus,
     cacheTier: null,
     clickCounter: new MemoryClickCounterStore(),
+    linkClicks: new MemoryLinkClickCounter(),
+    rateLimiter: new MemoryRateLimiter(),
     usageStore: new PostgresUsageStore(db.sql),
     hitSink: new MemoryHitSink(),
     config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: 'sho.rt' },

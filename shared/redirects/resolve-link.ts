@@ -13,7 +13,7 @@ import { issuesToErrors } from '../links/link-request.ts';
 import { instantMs } from '../links/link-rules.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { isHardCapped } from '../orgs/plans.ts';
-import { type LinkClickCounter, MemoryLinkClickCounter } from '../quotas/link-click-counter.ts';
+import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
 import type { QuotaView } from '../quotas/quota-view.ts';
 import { usageReport } from '../quotas/usage-report.ts';
 import { billingPeriod } from '../quotas/billing-period.ts';
@@ -84,12 +84,10 @@ export type ResolveResponse = z.infer<typeof resolveResponseSchema>;
 export interface ResolveDeps {
   sql: Sql;
   shortLinkBase: string;
-  /** Default: this process's memory (embedded mode shares it with the redirector). */
+  /** The redirectors' per-link click counters; without them (a process that has none) maxClicks reads as not used up. */
   linkClicks?: LinkClickCounter;
   now(): number;
 }
-
-const processLinkClicks = new MemoryLinkClickCounter();
 
 function parse(body: unknown): ResolveRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformedBody();
@@ -142,7 +140,7 @@ export async function resolveLink(deps: ResolveDeps, org: Organization, body: un
     quota: link !== null && quotaApplies({ route, link, hostDomain: null, org }, facts) ? await quotaOf(deps.sql, org, nowMs) : null,
     shortLinkBase: deps.shortLinkBase,
     country: v.countryCode ? v.countryCode.toUpperCase() : null,
-    clicksExhausted: link?.maxClicks != null && (await (deps.linkClicks ?? processLinkClicks).count(link.id)) >= link.maxClicks,
+    clicksExhausted: link?.maxClicks != null && deps.linkClicks !== undefined && (await deps.linkClicks.count(link.id)) >= link.maxClicks,
     passwordOk: false,
   };
   const decision = decideRedirect(input, facts, nowMs);

@@ -21,7 +21,9 @@ import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
 import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
 import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
 import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
-import { type LinkClickCounter, MemoryLinkClickCounter, RedisLinkClickCounter } from '../quotas/link-click-counter.ts';
+import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
+import { MemoryLinkClickCounter } from '../quotas/memory-link-click-counter.ts';
+import { RedisLinkClickCounter } from '../quotas/redis-link-click-counter.ts';
 import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
 
 export const REDIS_COMMAND_TIMEOUT_MS = 500;

@@ -33,6 +33,7 @@ type Document = {
 const PUBLIC_URL = 'https://api.example.test';
 const SAVE = '/link/external/v1/shortenedUrl/save';
 const BULK = '/link/external/v1/shortenedUrl/bulkSave';
+const RESOLVE = '/link/external/v1/shortenedUrl/resolve';
 const LIST = '/link/external/v1/shortenedUrl';
 const EVENTS = '/link/external/v1/analytics/events';
 const EXPORT = '/link/external/v1/analytics/events/export';
@@ -225,6 +226,11 @@ describe('OpenAPI document as a contract', () => {
     conforms('post', BULK, await call(api, null, 'POST', BULK, { data: [] }));
     conforms('post', BULK, await call(api, readOnly.key, 'POST', BULK, { data: [{ url: 'https://example.com/b' }] }));
 
+    conforms('post', RESOLVE, await call(api, k, 'POST', RESOLVE, { shortCode: 'contract-01', visitor: { userAgent: 'curl/8' } }));
+    conforms('post', RESOLVE, await call(api, k, 'POST', RESOLVE, {}));
+    conforms('post', RESOLVE, await call(api, 'nope', 'POST', RESOLVE, { shortCode: 'contract-01' }));
+    conforms('post', RESOLVE, await call(api, writeOnly.key, 'POST', RESOLVE, { shortCode: 'contract-01' }));
+
     conforms('get', LIST, await call(api, k, 'GET', `${LIST}?size=5`));
     conforms('get', LIST, await call(api, k, 'GET', `${LIST}?size=0`));
     conforms('get', LIST, await call(api, 'nope', 'GET', LIST));
@@ -255,6 +261,7 @@ describe('OpenAPI document as a contract', () => {
     conforms('post', SAVE, await call(api, starved.key, 'POST', SAVE, { url: 'https://example.com/a' }));
     conforms('post', BULK, await call(api, starved.key, 'POST', BULK, { data: [{ url: 'https://example.com/a' }] }));
     conforms('get', LIST, await call(api, starved.key, 'GET', LIST));
+    conforms('post', RESOLVE, await call(api, starved.key, 'POST', RESOLVE, { shortCode: 'contract-01' }));
     await call(api, starved.key, 'GET', `${EVENTS}?${range}`);
     conforms('get', EVENTS, await call(api, starved.key, 'GET', `${EVENTS}?${range}`));
     await call(api, starved.key, 'GET', `${EXPORT}?${range}`);
