@@ -22,6 +22,8 @@ import { Redis } from 'ioredis';
 import { connect } from '../shared/db/database.ts';
 import { openEmbeddedPostgres } from '../shared/db/embedded-postgres.ts';
 import { migrate } from '../shared/db/migrate.ts';
+import { hashPassword } from '../shared/accounts/passwords.ts';
+import { loadPasswordCookieSecret, PasswordCookies } from '../shared/links/password-cookie.ts';
 import { freePort } from '../shared/net/free-port.ts';
 import { progressLine } from '../shared/process/progress-line.ts';
 
@@ -33,7 +35,7 @@ const ROUND_SECONDS = 4;
 const WARMUP_SECONDS = 2;
 const WRK_PAIRS = 4;
 const AUTOCANNON_PAIRS = 2;
-const DEADLINE_MS = 9.5 * 60_000;
+const DEADLINE_MS = 11 * 60_000;
 const HOST = 'sho.rt';
 /**
  * The fixed-load production row: every connection waits 3 ms before each request (64 connections:
@@ -48,8 +50,8 @@ type Target = 'bare' | 'redirector';
 /** Where a row's hits go: stored in chDB in the process, sent to a ClickHouse endpoint, or counted and dropped. */
 type Sink = 'chdb' | 'http' | 'discard';
 /** wrk request scripts: paths only, or paths with X-Forwarded-For and User-Agent per request. */
-type Script = 'paths' | 'clients';
-const SCRIPT_FILES: Readonly<Record<Script, string>> = { paths: 'wrk-paths.lua', clients: 'wrk-clients.lua' };
+type Script = 'paths' | 'clients' | 'cookies';
+const SCRIPT_FILES: Readonly<Record<Script, string>> = { paths: 'wrk-paths.lua', clients: 'wrk-clients.lua', cookies: 'wrk-cookies.lua' };
 
 interface RoundResult {
   scenario: string;
@@ -307,7 +309,33 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
 
-export async function redirectBench(): Promise<void> {
+/** The link-rule rows and the hot row they are compared with (`npm run bench -- rules`). */
+export const RULE_ROWS = ['hot', 'rules-none', 'rules-last', 'password', 'maxclicks'] as const;
+
+/** Ten rules none of which holds for the bench's requests (no User-Agent, no query, no Accept-Language), or the last only. */
+function benchRules(lastMatches: boolean): unknown[] {
+  const rules: unknown[] = [];
+  for (let k = 0; k < 9; k++) {
+    const conditions = [
+      [{ type: 'queryParam', value: `campaign${k}` }],
+      [{ type: 'language', value: 'de' }],
+      [{ type: 'device', value: 'IOS' }],
+      [{ type: 'after', value: '2999-01-01T00:00:00.000Z' }],
+      [
+        { type: 'queryParam', value: `ref=${k}` },
+        { type: 'language', value: 'fr' },
+      ],
+    ][k % 5];
+    rules.push({ conditions, url: `https://example.com/rule/${k}` });
+  }
+  rules.push({
+    conditions: lastMatches ? [{ type: 'after', value: '2000-01-01T00:00:00.000Z' }] : [{ type: 'device', value: 'ANDROID' }],
+    url: 'https://example.com/rule/last',
+  });
+  return rules;
+}
+
+export async function redirectBench(options: { rows?: readonly string[] } = {}): Promise<void> {
   const started = Date.now();
   const deadline = setTimeout(() => {
     log('deadline reached: stopping');
@@ -356,6 +384,23 @@ export async function redirectBench(): Promise<void> {
       insert into links (org_id, short_code, url, utm_source, created_by, updated_by, created_via, last_modified_via)
       select ${org!.id}, 'b' || lpad(i::text, 7, '0'), 'https://example.com/landing/' || i, 'bench', 'bench', 'bench', 'INTERNAL', 'INTERNAL'
       from generate_series(1, ${LINKS}) as i`;
+    // The link-rule rows' links: 1,000 each, with 10 rules (none holding, or the last), a password
+    // (its visitors carry a valid cookie), or a maxClicks no row reaches.
+    const ruleLinks = async (prefix: string, extra: Record<string, unknown>): Promise<void> => {
+      await sql`
+        insert into links (org_id, short_code, url, utm_source, created_by, updated_by, created_via, last_modified_via, rules, password_hash, max_clicks)
+        select ${org!.id}, ${prefix} || lpad(i::text, 7, '0'), 'https://example.com/landing/' || i, 'bench', 'bench', 'bench', 'INTERNAL', 'INTERNAL',
+               ${sql.json((extra.rules ?? []) as never)}, ${(extra.passwordHash as string | undefined) ?? null}, ${(extra.maxClicks as number | undefined) ?? null}
+        from generate_series(1, ${HOT_LINKS}) as i`;
+    };
+    await ruleLinks('n', { rules: benchRules(false) });
+    await ruleLinks('l', { rules: benchRules(true) });
+    await ruleLinks('p', { passwordHash: await hashPassword('bench password') });
+    await ruleLinks('m', { maxClicks: 2_000_000_000 });
+    const cookies = new PasswordCookies(await loadPasswordCookieSecret(sql));
+    const protectedLinks = await sql<{ id: string; shortCode: string; passwordHash: string }[]>`
+      select id, short_code as "shortCode", password_hash as "passwordHash" from links where short_code like 'p%' order by short_code`;
+    const cookieLines = protectedLinks.map((l) => `/${l.shortCode}\t${cookies.setCookie(l, Date.now(), false).split(';')[0]}`);
     // Vacuumed and analysed now, so autovacuum does not wake up on this core during the first rows.
     await sql.unsafe('vacuum analyze links');
     await sql.end({ timeout: 1 });
@@ -397,6 +442,20 @@ export async function redirectBench(): Promise<void> {
     const unknownPaths = write(
       'unknown.txt',
       Array.from({ length: 1_000 }, (_, i) => `/zz${String(i).padStart(6, '0')}`),
+    );
+
+    const rulePaths = (prefix: string) =>
+      write(
+        `${prefix}.txt`,
+        Array.from({ length: HOT_LINKS }, (_, i) => `/${prefix}${String(i + 1).padStart(7, '0')}`),
+      );
+    const rulesNonePaths = rulePaths('n');
+    const rulesLastPaths = rulePaths('l');
+    const maxClicksPaths = rulePaths('m');
+    const passwordPaths = write('password.txt', cookieLines);
+    const passwordPrime = write(
+      'password-prime.txt',
+      cookieLines.map((l) => l.split('\t')[0] ?? ''),
     );
 
     const zipfDistinct = write('zipf-distinct.txt', [...new Set(readFileSync(zipfPaths, 'utf8').split('\n').filter(Boolean))]);
@@ -518,6 +577,8 @@ export async function redirectBench(): Promise<void> {
         return { port: t.port, pid: t.proc.pid ?? 0, proc: t.proc };
       });
     const hot = discarding({ LINK_CACHE_ENTRIES: String(LINKS * 2) });
+    // The maxClicks row: the hot redirector with Redis (the per-link click counters live there).
+    const hotRedis = discarding({ LINK_CACHE_ENTRIES: String(LINKS * 2), REDIS_URL });
     const cold = discarding({ LINK_CACHE_ENTRIES: '0' });
     const warm = discarding({ LINK_CACHE_ENTRIES: '0', REDIS_URL });
     const stop = (t: () => Promise<{ proc: ChildProcess }>) => async (): Promise<void> => void (await stopAndWait((await t()).proc, 30_000));
@@ -538,7 +599,7 @@ export async function redirectBench(): Promise<void> {
       after?: () => Promise<void>;
     }
     const wrkOnly: Tool[] = haveWrk ? ['wrk'] : ['autocannon'];
-    const scenarios: Scenario[] = [
+    const allScenarios: Scenario[] = [
       { name: 'whole-hot', sink: 'chdb', target: whole, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools: wrkOnly, after: stopWhole },
       ...(withProduction
         ? [
@@ -583,8 +644,40 @@ export async function redirectBench(): Promise<void> {
         : []),
       { name: 'cold', sink: 'discard', target: cold, paths: coldPaths, script: 'paths', expect: 302, tools, after: stop(cold) },
       { name: 'mixed-zipf', sink: 'discard', target: hot, paths: zipfPaths, script: 'paths', expect: 302, prime: zipfDistinct, tools },
-      { name: 'unknown', sink: 'discard', target: hot, paths: unknownPaths, script: 'paths', expect: 404, prime: unknownPaths, tools, after: stop(hot) },
+      { name: 'unknown', sink: 'discard', target: hot, paths: unknownPaths, script: 'paths', expect: 404, prime: unknownPaths, tools },
+      // The link-rule rows, against the same hot redirector (compare their CPU per click with hot's).
+      { name: 'rules-none', sink: 'discard', target: hot, paths: rulesNonePaths, script: 'paths', expect: 302, prime: rulesNonePaths, tools: wrkOnly },
+      { name: 'rules-last', sink: 'discard', target: hot, paths: rulesLastPaths, script: 'paths', expect: 302, prime: rulesLastPaths, tools: wrkOnly },
+      {
+        name: 'password',
+        sink: 'discard',
+        target: hot,
+        paths: passwordPaths,
+        script: 'cookies',
+        expect: 302,
+        prime: passwordPrime,
+        tools: wrkOnly,
+        after: stop(hot),
+      },
+      ...(redis
+        ? [
+            {
+              name: 'maxclicks',
+              sink: 'discard' as const,
+              target: hotRedis,
+              paths: maxClicksPaths,
+              script: 'paths' as const,
+              expect: 302,
+              prime: maxClicksPaths,
+              tools: wrkOnly,
+              after: stop(hotRedis),
+            },
+          ]
+        : []),
     ];
+    // A chosen set of rows (npm run bench -- rules) runs with wrk only.
+    const scenarios =
+      options.rows === undefined ? allScenarios : allScenarios.filter((s) => options.rows?.includes(s.name)).map((s) => ({ ...s, tools: wrkOnly }));
 
     const results: RoundResult[] = [];
     const totalRounds = scenarios.reduce((n, s) => n + s.tools.reduce((m, t) => m + 2 + 2 * (t === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS), 0), 0);
@@ -739,7 +832,23 @@ export async function redirectBench(): Promise<void> {
       warmAtLeast05xBare: warm1 ? warm1.ratio >= 0.5 : null,
       coldAtLeast30kRps: cold1 ? cold1.redirectorRps >= 30_000 : null,
       unknownAtLeast08xBare: unknown1 ? unknown1.ratio >= 0.8 : null,
+      // Link rules: CPU per click at most 1.15× the plain hot link's, same run (against hot's own bare pairs).
+      ...Object.fromEntries(
+        ['rules-none', 'rules-last', 'password', 'maxclicks'].map((name) => {
+          const r = summary.find((x) => x.scenario === name);
+          const h = summary.find((x) => x.scenario === 'hot' && x.tool === r?.tool);
+          return [`${name}CpuPerClickAtMost115xHot`, r && h ? r.cpuUsPerReq <= 1.15 * h.cpuUsPerReq : null];
+        }),
+      ),
     };
+    for (const name of ['rules-none', 'rules-last', 'password', 'maxclicks']) {
+      const r = summary.find((x) => x.scenario === name);
+      const h = summary.find((x) => x.scenario === 'hot' && x.tool === r?.tool);
+      if (r && h)
+        process.stdout.write(
+          `${name}: ${(r.cpuUsPerReq / h.cpuUsPerReq).toFixed(2)}x hot's CPU per click (${r.cpuUsPerReq.toFixed(1)} vs ${h.cpuUsPerReq.toFixed(1)} µs)\n`,
+        );
+    }
     process.stdout.write(`targets (${tools[0]}): ${JSON.stringify(targets)}\n`);
     const bad = results.filter((r) => r.unexpectedStatus > 0 || r.errors > 0 || r.hitsOk === false).length + stored.filter((s) => !s.ok).length;
     process.stdout.write(

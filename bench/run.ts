@@ -5,7 +5,7 @@
 import { aggregatesBench } from './aggregates-bench.ts';
 import { analyticsBench } from './analytics-bench.ts';
 import { dashboardBench } from './dashboard-bench.ts';
-import { redirectBench } from './redirect-bench.ts';
+import { RULE_ROWS, redirectBench } from './redirect-bench.ts';
 
 interface Bench {
   summary: string;
@@ -14,8 +14,13 @@ interface Bench {
 
 const BENCHES: Readonly<Record<string, Bench>> = {
   redirect: {
-    summary: 'whole click (npm start) and production redirector vs a bare uWS 302 server, then hot, warm, cold, mixed-zipf, unknown (about 8 min)',
-    run: redirectBench,
+    summary:
+      'whole click (npm start) and production redirector vs a bare uWS 302 server, then hot, warm, cold, mixed-zipf, unknown, and the link-rule rows (about 9 min)',
+    run: () => redirectBench(),
+  },
+  rules: {
+    summary: 'link rules: hot, then 10 rules (none holding, the last holding), a password link with its cookie, a maxClicks link with Redis (about 4 min)',
+    run: () => redirectBench({ rows: RULE_ROWS }),
   },
   analytics: {
     summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run), then the aggregates rows',

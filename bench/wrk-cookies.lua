@@ -1,0 +1,17 @@
+-- Like wrk-paths.lua, for lines "path<TAB>cookie": each request carries its own Cookie header
+-- (a password-protected link's cookie), formatted once, in init.
+local common = dofile(debug.getinfo(1, "S").source:sub(2):match("^(.*/)") .. "wrk-common.lua")
+local requests = {}
+
+delay = common.delay()
+
+init = function(args)
+  for line in io.lines(args[1]) do
+    local path, cookie = line:match("^([^\t]+)\t(.*)$")
+    if path then requests[#requests + 1] = wrk.format("GET", path, { Cookie = cookie }) end
+  end
+end
+
+request = common.cycle(requests)
+
+done = common.done
