@@ -15,7 +15,7 @@ import { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { UsageStore } from '../shared/quotas/usage-store.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import { loadPasswordCookieSecret, PasswordCookies } from '../shared/links/password-cookie.ts';
-import type { LinkClickCounter } from '../shared/quotas/link-click-counter.ts';
+import { type LinkClickCounter, LinkClickAdmission } from '../shared/quotas/link-click-counter.ts';
 import { QrRenderer } from './qr-renderer.ts';
 import { VisitorCountry } from './visitor-country.ts';
 import type { Registry } from 'prom-client';
@@ -116,7 +116,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     hitSink: deps.hitSink,
     metrics,
     onError,
-    linkClicks: deps.linkClicks,
+    linkClicks: new LinkClickAdmission(deps.linkClicks),
     passwordCookies,
     countryOf: (ip) => country.of(ip),
   });

@@ -4,6 +4,7 @@
 // requests), a FREE organisation's clicks are admitted against the counter and each admitted
 // click is counted once, and a request whose client hung up while it waited records nothing.
 import { PasswordCookies } from '../shared/links/password-cookie.ts';
+import { LinkClickAdmission } from '../shared/quotas/link-click-counter.ts';
 import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
 import { describe, expect, it } from 'vitest';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
@@ -58,7 +59,7 @@ function harness() {
     hitSink: sink,
     metrics,
     onError,
-    linkClicks: new MemoryLinkClickCounter(),
+    linkClicks: new LinkClickAdmission(new MemoryLinkClickCounter()),
     passwordCookies: new PasswordCookies('test-secret'),
     countryOf: () => null,
   });

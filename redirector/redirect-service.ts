@@ -10,13 +10,13 @@
 // link with a country rule), whether the request carries the link's password cookie (only for a
 // protected link), and whether the link's maxClicks are used up (a link seen exhausted by this
 // worker is remembered per cached Link object, so a new maxClicks clears it). A click of a link
-// with maxClicks is served only after its shared counter took it (LinkClickCounter.take: one
-// atomic step); refused, the request is decided again as expired, recording nothing.
+// with maxClicks is served only after its shared counter took it (LinkClickAdmission: the clicks
+// of one event-loop turn in one atomic store call); refused, the request is decided again as expired, recording nothing.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { PasswordCookies } from '../shared/links/password-cookie.ts';
 import type { Link } from '../shared/links/link.ts';
 import type { ClickQuota } from '../shared/quotas/click-quota.ts';
-import type { LinkClickCounter } from '../shared/quotas/link-click-counter.ts';
+import type { LinkClickAdmission } from '../shared/quotas/link-click-counter.ts';
 import { decideRedirect, quotaApplies, type Decision, type DecisionInput, type Route } from '../shared/redirects/decide-redirect.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import { buildRawHit } from './raw-hit-builder.ts';
@@ -29,7 +29,8 @@ export interface RedirectServiceDeps {
   hitSink: HitSink;
   metrics: RedirectorMetrics;
   onError: (err: unknown) => void;
-  linkClicks: LinkClickCounter;
+  /** Per-link click admission (maxClicks): one store call per event-loop turn. */
+  linkClicks: LinkClickAdmission;
   passwordCookies: PasswordCookies;
   /** The visitor's country, for links with a country rule; a promise only while its database opens. */
   countryOf(ip: string | null): string | null | Promise<string | null>;

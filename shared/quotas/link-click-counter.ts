@@ -1,12 +1,75 @@
-// Invariant: a link with maxClicks serves a click only after take() said yes, and take() says yes
-// at most maxClicks times per link while the counter store keeps the link's counter: one atomic
-// step checks and increments, so concurrent workers of every host never pass the limit together.
-// count() reads the counter without changing it (the API's resolve). Adapters:
+// Invariant: a link with maxClicks serves a click only after its counter granted it, and a counter
+// grants at most maxClicks per link while the store keeps the link's counter: one atomic step
+// checks and increments (for many links at once), so concurrent workers of every host never pass
+// the limit together. count() reads a counter without changing it (the API's resolve). Adapters:
 // memory-link-click-counter.ts (embedded: one process), redis-link-click-counter.ts (production).
 
+export interface ClickRequest {
+  linkId: string;
+  max: number;
+  /** Clicks wanted now. */
+  n: number;
+}
+
 export interface LinkClickCounter {
-  /** Counts one click of the link if fewer than `max` were counted; false when the limit is reached. */
-  take(linkId: string, max: number): Promise<boolean>;
+  /** Grants each request up to `n` clicks without passing its `max`; the grants, in order. */
+  take(requests: readonly ClickRequest[]): Promise<number[]>;
   /** Clicks counted so far. */
   count(linkId: string): Promise<number>;
+}
+
+interface Waiting {
+  max: number;
+  waiters: ((granted: boolean) => void)[];
+  fail: ((err: unknown) => void)[];
+}
+
+/**
+ * Clicks asked for in one event-loop turn go to the store together, in one call (one Redis round
+ * trip for every link clicked in that turn), and each grant goes to the requests in the order
+ * they asked: never more than the store granted, so the limit holds as the store keeps it.
+ */
+export class LinkClickAdmission {
+  readonly #counter: LinkClickCounter;
+  #pending = new Map<string, Waiting>();
+  #scheduled = false;
+
+  constructor(counter: LinkClickCounter) {
+    this.#counter = counter;
+  }
+
+  /** Whether this click of the link may be served (counted if so). */
+  take(linkId: string, max: number): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      let w = this.#pending.get(linkId);
+      if (w === undefined) {
+        w = { max, waiters: [], fail: [] };
+        this.#pending.set(linkId, w);
+      }
+      w.waiters.push(resolve);
+      w.fail.push(reject);
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    const entries = [...batch];
+    this.#counter.take(entries.map(([linkId, w]) => ({ linkId, max: w.max, n: w.waiters.length }))).then(
+      (grants) => {
+        entries.forEach(([, w], i) => {
+          const granted = grants[i] ?? 0;
+          w.waiters.forEach((resolve, k) => resolve(k < granted));
+        });
+      },
+      (err: unknown) => {
+        for (const [, w] of entries) for (const reject of w.fail) reject(err);
+      },
+    );
+  }
 }

@@ -1,17 +1,24 @@
 // Invariant: the per-link click counters every redirector worker of every host shares: one Redis
 // key per link (no expiry: a link's clicks are for its lifetime), changed only by one Lua script
-// that increments below the limit.
+// that grants, for each link asked, at most what is left below its limit. An unreachable Redis is
+// an error that reads as an unreachable dependency (503 SML006), never a click past the limit.
 import type { Redis } from 'ioredis';
 import { RedisScript } from '../redis/redis-script.ts';
-import type { LinkClickCounter } from './link-click-counter.ts';
+import type { ClickRequest, LinkClickCounter } from './link-click-counter.ts';
 
 const TAKE = new RedisScript(`
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-if n >= tonumber(ARGV[1]) then return 0 end
-redis.call('INCR', KEYS[1])
-return 1`);
+local out = {}
+for i, key in ipairs(KEYS) do
+  local cur = tonumber(redis.call('GET', key) or '0')
+  local grant = tonumber(ARGV[2 * i - 1]) - cur
+  local want = tonumber(ARGV[2 * i])
+  if grant > want then grant = want end
+  if grant < 0 then grant = 0 end
+  if grant > 0 then redis.call('INCRBY', key, grant) end
+  out[i] = grant
+end
+return out`);
 
-/** The counters every redirector worker of every host shares: one Redis key per link, no expiry (a link's clicks are for its lifetime). */
 export class RedisLinkClickCounter implements LinkClickCounter {
   readonly #redis: Redis;
   readonly #prefix: string;
@@ -25,10 +32,14 @@ export class RedisLinkClickCounter implements LinkClickCounter {
     return `${this.#prefix}link-clicks:${linkId}`;
   }
 
-  /** Refuses to guess when Redis cannot answer: the error reads as an unreachable dependency (503 SML006), never a click past the limit. */
-  async take(linkId: string, max: number): Promise<boolean> {
+  async take(requests: readonly ClickRequest[]): Promise<number[]> {
     try {
-      return Number(await TAKE.run(this.#redis, [this.key(linkId)], [max])) === 1;
+      const grants = (await TAKE.run(
+        this.#redis,
+        requests.map((r) => this.key(r.linkId)),
+        requests.flatMap((r) => [r.max, r.n]),
+      )) as number[];
+      return grants.map(Number);
     } catch (err) {
       throw Object.assign(new Error('the link click counter (Redis) could not be reached', { cause: err }), { code: 'ETIMEDOUT' });
     }

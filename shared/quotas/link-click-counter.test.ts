@@ -1,0 +1,66 @@
+// Invariant: both counter adapters grant at most what is left below each link's limit, many links
+// in one call; the admission batches one turn's clicks into one call, hands the grants out in
+// asking order, and fails every waiter of a failed call.
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deleteRedisPrefix, redisTestPrefix } from '../../test/support/servers.ts';
+import { type ClickRequest, LinkClickAdmission, type LinkClickCounter } from './link-click-counter.ts';
+import { MemoryLinkClickCounter } from './memory-link-click-counter.ts';
+import { RedisLinkClickCounter } from './redis-link-click-counter.ts';
+
+const redisUrl = inject('realRedisUrl');
+const prefix = redisTestPrefix();
+const redis = redisUrl ? new Redis(redisUrl) : null;
+afterAll(async () => {
+  if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
+  redis?.disconnect();
+});
+
+const adapters: [string, () => LinkClickCounter][] = [['memory', () => new MemoryLinkClickCounter()]];
+if (redis) adapters.push(['redis', () => new RedisLinkClickCounter(redis, `${prefix}${Math.random()}:`)]);
+
+describe.each(adapters)('%s link click counter', (_name, make) => {
+  it('grants at most what is left below each limit, for many links in one call', async () => {
+    const c = make();
+    expect(
+      await c.take([
+        { linkId: 'a', max: 5, n: 3 },
+        { linkId: 'b', max: 2, n: 3 },
+        { linkId: 'a', max: 5, n: 3 },
+      ]),
+    ).toEqual([3, 2, 2]);
+    expect(await c.take([{ linkId: 'a', max: 5, n: 1 }])).toEqual([0]);
+    expect([await c.count('a'), await c.count('b'), await c.count('c')]).toEqual([5, 2, 0]);
+    // A raised limit serves the difference.
+    expect(await c.take([{ linkId: 'b', max: 4, n: 5 }])).toEqual([2]);
+  });
+});
+
+describe('LinkClickAdmission', () => {
+  it("batches one turn's clicks into one call and hands the grants out in asking order", async () => {
+    const calls: ClickRequest[][] = [];
+    const memory = new MemoryLinkClickCounter();
+    const counter: LinkClickCounter = { take: (r) => (calls.push([...r]), memory.take(r)), count: (id) => memory.count(id) };
+    const admission = new LinkClickAdmission(counter);
+    const answers = await Promise.all([...Array.from({ length: 10 }, () => admission.take('x', 3)), admission.take('y', 100)]);
+    expect(answers).toEqual([true, true, true, false, false, false, false, false, false, false, true]);
+    expect(calls).toEqual([
+      [
+        { linkId: 'x', max: 3, n: 10 },
+        { linkId: 'y', max: 100, n: 1 },
+      ],
+    ]);
+    expect(await admission.take('x', 3)).toBe(false);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('fails every waiter of a failed call, and the next turn asks again', async () => {
+    let fail = true;
+    const memory = new MemoryLinkClickCounter();
+    const admission = new LinkClickAdmission({ take: (r) => (fail ? Promise.reject(new Error('down')) : memory.take(r)), count: (id) => memory.count(id) });
+    const results = await Promise.allSettled([admission.take('x', 1), admission.take('x', 1)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    fail = false;
+    expect(await admission.take('x', 1)).toBe(true);
+  });
+});
