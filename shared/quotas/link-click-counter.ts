@@ -64,7 +64,7 @@ export class LinkClickAdmission {
       (grants) => {
         entries.forEach(([, w], i) => {
           const granted = grants[i] ?? 0;
-          w.waiters.forEach((resolve, k) => resolve(k < granted));
+          for (let k = 0; k < w.waiters.length; k++) w.waiters[k]?.(k < granted);
         });
       },
       (err: unknown) => {
