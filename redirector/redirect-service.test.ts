@@ -36,7 +36,7 @@ class CountingUsage implements UsageStore {
   }
 }
 
-function harness() {
+function harness(countries: (string | null)[] = []) {
   const entities = new MemoryEntitySource();
   const metrics = new RedirectorMetrics();
   const errors: unknown[] = [];
@@ -61,7 +61,10 @@ function harness() {
     onError,
     linkClicks: new LinkClickAdmission(new MemoryLinkClickCounter()),
     passwordCookies: new PasswordCookies('test-secret'),
-    countryOf: () => null,
+    countryOf: (ip) => {
+      countries.push(ip);
+      return ip === '192.0.2.1' ? 'DE' : null;
+    },
   });
   return { entities, service, quota, usage, sink, errors };
 }
@@ -89,6 +92,22 @@ const httpAnswer = (d: Decision | null): HttpAnswer => {
 };
 
 describe('RedirectService.answer', () => {
+  it("looks the visitor's country up only for a link with a country rule, and serves by it", async () => {
+    const asked: (string | null)[] = [];
+    const h = harness(asked);
+    h.entities.orgMap.set('org-1', organizationOf('org-1', 'PRO'));
+    const rule = (type: 'countryCode' | 'language', value: string) => [{ conditions: [{ type, value }], url: `https://${value.toLowerCase()}.example/` }];
+    h.entities.linkMap.set('country', linkOf({ orgId: 'org-1', shortCode: 'country', rules: rule('countryCode', 'DE') }));
+    h.entities.linkMap.set('language', linkOf({ orgId: 'org-1', shortCode: 'language', rules: rule('language', 'de') }));
+    h.entities.linkMap.set('plainly', linkOf({ orgId: 'org-1', shortCode: 'plainly' }));
+    expect(httpAnswer(await h.service.answer(visit('plainly'), facts(), Date.now())).location).toBe('https://dest.example/');
+    expect(httpAnswer(await h.service.answer(visit('language'), facts({ acceptLanguage: 'de' }), Date.now())).location).toBe('https://de.example/');
+    expect(asked).toEqual([]);
+    expect(httpAnswer(await h.service.answer(visit('country'), facts(), Date.now())).location).toBe('https://de.example/');
+    expect(httpAnswer(await h.service.answer(visit('country'), facts({ ip: '198.51.100.1' }), Date.now())).location).toBe('https://dest.example/');
+    expect(asked).toEqual(['192.0.2.1', '198.51.100.1']);
+  });
+
   it('answers a cold code once loaded (one load for concurrent requests), then synchronously from the cache', async () => {
     const h = harness();
     h.entities.orgMap.set('org-1', organizationOf('org-1', 'PRO'));
