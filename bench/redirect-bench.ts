@@ -390,7 +390,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
       await sql`
         insert into links (org_id, short_code, url, utm_source, created_by, updated_by, created_via, last_modified_via, rules, password_hash, max_clicks)
         select ${org!.id}, ${prefix} || lpad(i::text, 7, '0'), 'https://example.com/landing/' || i, 'bench', 'bench', 'bench', 'INTERNAL', 'INTERNAL',
-               ${JSON.stringify(extra.rules ?? [])}::jsonb, ${(extra.passwordHash as string | undefined) ?? null}::text, ${(extra.maxClicks as number | undefined) ?? null}::int
+               ${sql.json((extra.rules ?? []) as never)}, ${(extra.passwordHash as string | undefined) ?? null}::text, ${(extra.maxClicks as number | undefined) ?? null}::int
         from generate_series(1, ${HOT_LINKS}) as i`;
     };
     await ruleLinks('n', { rules: benchRules(false) });
