@@ -40,7 +40,13 @@ describe('LinkClickAdmission', () => {
   it("batches one turn's clicks into one call and hands the grants out in asking order", async () => {
     const calls: ClickRequest[][] = [];
     const memory = new MemoryLinkClickCounter();
-    const counter: LinkClickCounter = { take: (r) => (calls.push([...r]), memory.take(r)), count: (id) => memory.count(id) };
+    const counter: LinkClickCounter = {
+      take: (r) => {
+        calls.push([...r]);
+        return memory.take(r);
+      },
+      count: (id) => memory.count(id),
+    };
     const admission = new LinkClickAdmission(counter);
     const answers = await Promise.all([...Array.from({ length: 10 }, () => admission.take('x', 3)), admission.take('y', 100)]);
     expect(answers).toEqual([true, true, true, false, false, false, false, false, false, false, true]);
