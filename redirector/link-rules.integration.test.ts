@@ -314,6 +314,13 @@ describe('password', () => {
     const big = await post(server.port, path, Buffer.alloc(64 * 1024, 'a'), { 'x-forwarded-for': '198.51.100.9', accept: 'application/json' });
     expect(big.status).toBe(413);
     expect(JSON.parse(big.text).errors[0].code).toBe('VE001');
+    // Unannounced (chunked), it is read on and discarded, then answered: a 413, not a reset.
+    const chunked = await post(server.port, path, Buffer.alloc(64 * 1024, 'a'), {
+      'x-forwarded-for': '198.51.100.9',
+      accept: 'application/json',
+      'transfer-encoding': 'chunked',
+    });
+    expect(chunked.status).toBe(413);
     const json = await post(server.port, path, form('nope'), { 'x-forwarded-for': '198.51.100.10', accept: 'application/json' });
     expect(json.status).toBe(401);
     expect(JSON.parse(json.text)).toEqual({ errors: [{ code: 'SML011', message: 'Password required' }] });

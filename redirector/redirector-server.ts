@@ -15,6 +15,7 @@ import { AnswerWriters } from './answer-writers.ts';
 import type { Decision, Route } from '../shared/redirects/decide-redirect.ts';
 import { Drain } from './drain.ts';
 import { answerAfterBody } from './lingering-answer.ts';
+import { LINGER_BYTES } from '../shared/net/lingering-close.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import type { QrRenderer } from './qr-renderer.ts';
 import type { RedirectService } from './redirect-service.ts';
@@ -131,40 +132,41 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
       writers.decision(res, service.answerMissing(req.getUrl().slice(1, MISSING_PATH_CHARS + 1), f, Date.now()), f);
       return;
     }
+    // A body over MAX_FORM_BYTES (announced or not) is read on and discarded up to LINGER_BYTES
+    // more before the 413 closes the connection: closed mid-body, the client would get a reset.
     const declared = Number(req.getHeader('content-length') || '0');
+    let tooLarge = !(declared <= MAX_FORM_BYTES);
     f.watchAbort();
-    if (!(declared <= MAX_FORM_BYTES)) {
-      o.metrics.request('password_form');
-      writeReply(res, formTooLarge(f), true);
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
     drain.inFlight++;
+    const finish = (reply: () => Promise<FormReply> | FormReply, close: boolean): void => {
+      done = true;
+      Promise.resolve()
+        .then(reply)
+        .then(
+          (r) => {
+            drain.inFlight--;
+            o.metrics.request('password_form');
+            if (!f.aborted) writeReply(res, r, close);
+          },
+          (err: unknown) => {
+            drain.inFlight--;
+            writers.failure(res, f, err);
+          },
+        );
+    };
     res.onData((chunk, last) => {
       if (done) return;
       size += chunk.byteLength;
-      if (size > MAX_FORM_BYTES) {
-        done = true;
-        drain.inFlight--;
-        if (!f.aborted) writeReply(res, formTooLarge(f), true);
+      if (size > MAX_FORM_BYTES) tooLarge = true;
+      if (tooLarge) {
+        if (last || size > MAX_FORM_BYTES + LINGER_BYTES) finish(() => formTooLarge(f), true);
         return;
       }
       chunks.push(Buffer.from(chunk.slice(0)));
-      if (!last) return;
-      done = true;
-      passwordForm.submit(code, f, Buffer.concat(chunks).toString('utf8')).then(
-        (reply) => {
-          drain.inFlight--;
-          o.metrics.request('password_form');
-          if (!f.aborted) writeReply(res, reply, false);
-        },
-        (err: unknown) => {
-          drain.inFlight--;
-          writers.failure(res, f, err);
-        },
-      );
+      if (last) finish(() => passwordForm.submit(code, f, Buffer.concat(chunks).toString('utf8')), false);
     });
   }
 
