@@ -135,7 +135,8 @@ describe('EventWriteBuffer', () => {
   it('a store that is up but behind gets the oldest waiting batch spilled to the spool, and nothing is dropped', async () => {
     const orgId = newOrgId();
     const spool = await newSpool();
-    // The real store, answering each insert 500 ms late: 2,000-event batches, one slot, 4,000 events/s at most.
+    // The real store, answering each insert 500 ms late: 5,000-event batches (one spool entry, one
+    // fsync each), one slot, 10,000 events/s at most.
     const slow: EventInserter = {
       insert: (records, token) => store.insert(records, token),
       insertBatch: async (batch, token) => {
@@ -148,12 +149,12 @@ describe('EventWriteBuffer', () => {
       enricher,
       spool,
       flushIntervalMs: 60_000,
-      maxBatch: 2000,
-      maxQueuedEvents: 10_000,
+      maxBatch: 5000,
+      maxQueuedEvents: 20_000,
       maxConcurrentFlushes: 1,
     });
-    const pushed = hits(orgId, 20_000);
-    // 250 clicks every 10 ms (25k/s), six times what the store takes.
+    const pushed = hits(orgId, 40_000);
+    // 250 clicks every 10 ms (25k/s), two and a half times what the store takes.
     for (let i = 0; i < pushed.length; i += 250) {
       for (const h of pushed.slice(i, i + 250)) buf.push(h);
       await sleep(10);
