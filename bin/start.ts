@@ -70,6 +70,7 @@ await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), say);
 const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
+await analyticsFeed.start();
 const pipeline = createAnalyticsPipeline({
   ...analytics,
   backfill: allSpools(analytics),

@@ -30,6 +30,7 @@ onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const analytics = await startOrExit(() => backends.analytics(), say);
 const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
+await analyticsFeed.start();
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), onStored: analyticsFeed.onStored, logger });
 metrics.watchPipeline(pipeline);
 const webhooks = new DeliveryWorker({

@@ -35,8 +35,7 @@ export class AnalyticsWebhookFeed {
   readonly #sql: Sql;
   readonly #log: Logger;
   #orgs = new Set<string>();
-  #refreshedAt = 0;
-  #refreshing: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
   readonly #queue: Chunk[] = [];
   #queued = 0;
   #draining: Promise<void> | null = null;
@@ -52,28 +51,27 @@ export class AnalyticsWebhookFeed {
     return { ...this.#m, queuedEvents: this.#queued };
   }
 
-  /** Reads which organisations have an analytics.events endpoint now (also done every REFRESH_MS). */
+  /** Reads which organisations have an analytics.events endpoint now (start() does it every REFRESH_MS). */
   async refresh(): Promise<void> {
     const rows = await this.#sql<{ org_id: string }[]>`
       select distinct org_id from webhook_endpoints where enabled and removed_at is null and 'analytics.events' = any(event_types)`;
     this.#orgs = new Set(rows.map((r) => r.org_id));
-    this.#refreshedAt = Date.now();
   }
 
-  #maybeRefresh(): void {
-    if (this.#refreshing || Date.now() - this.#refreshedAt < REFRESH_MS) return;
-    this.#refreshedAt = Date.now();
-    this.#refreshing = this.refresh()
-      .catch((err: unknown) => this.#log.warn({ err }, 'reading analytics.events endpoints failed'))
-      .finally(() => {
-        this.#refreshing = null;
-      });
+  /**
+   * Reads the subscribed organisations now and then every REFRESH_MS, on a timer (not on the
+   * first batch: a batch stored before the first read would find nobody subscribed).
+   */
+  async start(): Promise<void> {
+    const refresh = () => this.refresh().catch((err: unknown) => this.#log.warn({ err }, 'reading analytics.events endpoints failed'));
+    await refresh();
+    this.#timer ??= setInterval(() => void refresh(), REFRESH_MS);
+    this.#timer.unref();
   }
 
   /** The pipeline's onStored: never throws, never waits. */
   readonly onStored = (stored: EventBatch | readonly EventRecord[]): void => {
     try {
-      this.#maybeRefresh();
       if (this.#orgs.size === 0) return;
       const byOrg = Array.isArray(stored) ? this.#fromRecords(stored as readonly EventRecord[]) : this.#fromBatch(stored as EventBatch);
       for (const [orgId, records] of byOrg) {
@@ -136,6 +134,7 @@ export class AnalyticsWebhookFeed {
   /** Stops taking events and waits for the queue's write (which stops at its first failure now). */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
     await this.#draining;
   }
 }
