@@ -20,7 +20,7 @@ import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
-import { DeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
+import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
 import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
@@ -78,14 +78,8 @@ const pipeline = createAnalyticsPipeline({
   logger: logger.child({ role: 'analytics' }),
 });
 metrics.watchPipeline(pipeline);
-const webhooks = new DeliveryWorker({
-  sql: backends.db.sql,
-  allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
-  secretsKey: config.WEBHOOK_SECRETS_KEY,
-  logger: logger.child({ role: 'webhooks' }),
-});
+const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
 metrics.watchWebhooks(webhooks);
-webhooks.start();
 onStartupFailure(pipeline.close);
 
 // Before the API and the redirector: once they answer, everything is up.

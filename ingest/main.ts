@@ -9,7 +9,7 @@
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
-import { DeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
+import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
 import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
@@ -33,14 +33,8 @@ const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: l
 await analyticsFeed.start();
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), onStored: analyticsFeed.onStored, logger });
 metrics.watchPipeline(pipeline);
-const webhooks = new DeliveryWorker({
-  sql: backends.db.sql,
-  allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
-  secretsKey: config.WEBHOOK_SECRETS_KEY,
-  logger: logger.child({ role: 'webhooks' }),
-});
+const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
 metrics.watchWebhooks(webhooks);
-webhooks.start();
 
 const report = setInterval(() => {
   for (const worker of pipeline.backfill) {

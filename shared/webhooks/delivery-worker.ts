@@ -314,3 +314,19 @@ export class DeliveryWorker {
       where status <> 'PENDING' and coalesce(last_attempt_at, created_at) < now() - ${age}::interval`;
   }
 }
+
+/** A process's delivery worker (ingest in production, npm start when embedded), started. */
+export function startDeliveryWorker(
+  sql: Sql,
+  config: { WEBHOOK_ALLOW_PRIVATE: boolean; WEBHOOK_SECRETS_KEY?: Buffer | undefined },
+  logger: Logger,
+): DeliveryWorker {
+  const worker = new DeliveryWorker({
+    sql,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    secretsKey: config.WEBHOOK_SECRETS_KEY,
+    logger: logger.child({ role: 'webhooks' }),
+  });
+  worker.start();
+  return worker;
+}

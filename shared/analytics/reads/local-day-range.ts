@@ -40,13 +40,14 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       second: '2-digit',
     });
+    if (formatters.size > 1000) formatters.clear(); // bounded: one per zone asked for
     formatters.set(timeZone, f);
   }
   return f;
 }
 
 /** The local wall clock at `utcMs` in `timeZone`, expressed as if it were UTC milliseconds. */
-function localWallMs(timeZone: string, utcMs: number): number {
+export function localWallMs(timeZone: string, utcMs: number): number {
   const parts = formatterFor(timeZone).formatToParts(new Date(utcMs));
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? NaN);
   return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));

@@ -7,7 +7,7 @@
 // with the offset in force then (`+00:00` for zero). Every boundary is a whole second; the
 // store counts events per slot of `slotSeconds` (a divisor of 900 dividing every boundary), so
 // a slot never straddles two buckets and the series is exact.
-import { dayStartMicros, isValidTimeZone, parseCalendarDate } from './local-day-range.ts';
+import { dayStartMicros, isValidTimeZone, localWallMs, parseCalendarDate } from './local-day-range.ts';
 import type { AggregateInterval } from './analytics-params.ts';
 
 const DAY_MS = 86_400_000;
@@ -26,32 +26,9 @@ export interface TimeBuckets {
   slotSeconds: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    if (formatters.size > 1000) formatters.clear();
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
 /** UTC offset in milliseconds (whole seconds) at instant `ms`. */
 export function offsetMsAt(timeZone: string, ms: number): number {
-  const parts = formatterFor(timeZone).formatToParts(new Date(ms));
-  const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? Number.NaN);
-  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return wall - Math.floor(ms / 1000) * 1000;
+  return localWallMs(timeZone, ms) - Math.floor(ms / 1000) * 1000;
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
