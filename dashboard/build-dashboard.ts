@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { AppError, errorEnvelope } from '../shared/errors/app-error.ts';
 import { answerClientError } from '../shared/errors/http-refusals.ts';
 import { lingerOnServerClose } from '../shared/net/lingering-close.ts';
@@ -91,10 +91,13 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
       reply.header('cache-control', path.includes(join('assets', '')) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
+  const page = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+  // The static plugin refuses a directory (index: false) with 403: the root is the SPA's page.
+  app.get('/', (_request, reply) => page(reply));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/') && !path.startsWith('/assets/');
-    if (wantsPage) return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+    if (wantsPage) return page(reply);
     return reply
       .code(404)
       .type('application/json; charset=utf-8')

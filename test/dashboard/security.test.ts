@@ -24,6 +24,17 @@ async function newUser(email: string, role: 'owner' | 'admin' | 'member' | 'view
 }
 
 describe('dashboard sessions and requests', () => {
+  it('the root (the URL npm start prints) and deep links answer the SPA page; unknown API paths 404 in the envelope', async () => {
+    for (const path of ['/', '/links', '/webhooks?x=1']) {
+      const r = await fetch(`${d.base}${path}`);
+      expect([path, r.status, r.headers.get('content-type'), r.headers.get('cache-control')]).toEqual([path, 200, 'text/html; charset=utf-8', 'no-cache']);
+      expect(await r.text()).toMatch(/^<!doctype html>/i);
+    }
+    const missing = await fetch(`${d.base}/api/nope`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).errors[0].code).toBe('EN001');
+  });
+
   it('requests node:http refuses are answered in the envelope and read, not reset (431, 400)', async () => {
     const port = Number(new URL(d.base).port);
     const { failures, bodies } = await headerFlood(port, { tries: 300, concurrency: 8, size: 100 * 1024, expected: 431 });
