@@ -21,6 +21,7 @@ import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
+import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
 import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
@@ -79,6 +80,7 @@ const pipeline = createAnalyticsPipeline({
 });
 metrics.watchPipeline(pipeline);
 const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
+const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
 metrics.watchWebhooks(webhooks);
 onStartupFailure(pipeline.close);
 
@@ -121,6 +123,7 @@ onShutdown(
     async () => lock.release(),
     backends.close,
     () => webhooks.stop(),
+    () => linkExpiry.stop(),
     () => analyticsFeed.close(),
     pipeline.close,
     api.close,

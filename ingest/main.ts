@@ -1,8 +1,8 @@
 // Invariant: `npm run start:ingest` is the production analytics worker: it ensures the ClickHouse
 // schema, moves batches the redirectors spooled (Redis stream) into ClickHouse, each with its
-// original dedup token, relays the invalidation outbox and delivers webhooks (DeliveryWorker),
-// until SIGTERM. It needs every server
-// URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
+// original dedup token, relays the invalidation outbox, delivers webhooks (DeliveryWorker) and
+// sweeps link expiries into link.expired messages (LinkExpirySweep), until SIGTERM. It needs
+// every server URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
 // process instead, because chDB's data directory belongs to exactly one process. It answers
 // GET /healthz on INGEST_HEALTH_PORT for container healthchecks and GET /metrics on
 // METRICS_PORT (backfill lag, insert failures); it logs JSON (pino, LOG_LEVEL). Wiring only.
@@ -10,6 +10,7 @@ import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytic
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
+import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
 import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
@@ -34,6 +35,7 @@ await analyticsFeed.start();
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), onStored: analyticsFeed.onStored, logger });
 metrics.watchPipeline(pipeline);
 const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
+const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
 metrics.watchWebhooks(webhooks);
 
 const report = setInterval(() => {
@@ -70,6 +72,9 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-onShutdown([backends.close, () => webhooks.stop(), () => analyticsFeed.close(), pipeline.close, health.close, metricsServer.close], logger);
+onShutdown(
+  [backends.close, () => webhooks.stop(), () => linkExpiry.stop(), () => analyticsFeed.close(), pipeline.close, health.close, metricsServer.close],
+  logger,
+);
 logger.info(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 logger.info('backfill worker running');

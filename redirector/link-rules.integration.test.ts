@@ -2,7 +2,8 @@
 // migrated Postgres, answers read over HTTP): resolve agrees with a real visit for 200 random
 // visitor/rule combinations; expiry by time and by clicks records nothing and uses no quota; two
 // redirectors sharing one click counter (the machine's Redis when it runs, else one memory counter)
-// serve exactly maxClicks redirects to 2,000 concurrent visits, and a crawler counts for nothing;
+// serve exactly maxClicks redirects to 2,000 concurrent visits, a crawler counts for nothing, and
+// three concurrent expiry sweeps then queue exactly one link.expired;
 // the password form's POST (wrong, right, too many, too large) and the cookie (scope, another
 // link's, malformed) answer clearly, never a 500 or a bypass.
 import { Agent } from 'node:http';
@@ -14,12 +15,14 @@ import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts'
 import { saveLink, type Actor, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { RuleSpec } from '../shared/links/link-rules.ts';
 import { createOrganization } from '../shared/orgs/org-repository.ts';
-import type { LinkClickCounter } from '../shared/quotas/link-click-counter.ts';
+import { LinkExpirySweep } from '../shared/links/link-expiry.ts';
+import type { LinkClickStore } from '../shared/quotas/link-click-counter.ts';
 import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
 import { RedisLinkClickCounter } from '../shared/quotas/redis-link-click-counter.ts';
 import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
 import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
+import { addEndpoint } from '../shared/webhooks/webhook-repository.ts';
 import { resolveLink, type ResolveResponse } from '../shared/redirects/resolve-link.ts';
 import { send, type TestResponse } from '../test/support/http-request.ts';
 import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../test/support/servers.ts';
@@ -46,12 +49,12 @@ let actor: Actor;
 const redisUrl = inject('realRedisUrl');
 const prefix = redisTestPrefix();
 let redis: Redis | null = null;
-let counter: LinkClickCounter;
+let counter: LinkClickStore;
 const buses: MemoryInvalidationBus[] = [];
 const servers: RedirectorServer[] = [];
 const sinks: MemoryHitSink[] = [];
 
-async function redirector(sharedCounter: LinkClickCounter): Promise<{ server: RedirectorServer; sink: MemoryHitSink; bus: MemoryInvalidationBus }> {
+async function redirector(sharedCounter: LinkClickStore): Promise<{ server: RedirectorServer; sink: MemoryHitSink; bus: MemoryInvalidationBus }> {
   const bus = new MemoryInvalidationBus();
   const sink = new MemoryHitSink();
   const server = await createRedirectorServer({
@@ -219,6 +222,7 @@ describe('maxClicks under concurrency', () => {
   it('two redirectors sharing the counter serve exactly 500 of 2,000 concurrent visits; crawlers count for nothing', async () => {
     const a = await redirector(counter);
     const b = await redirector(counter);
+    await addEndpoint(db.sql, { allowPrivate: true, secretsKey: undefined }, actor.org.id, { url: 'http://127.0.0.1:9/hook', eventTypes: ['link.expired'] });
     const { view } = await saveLink(deps, actor, { url: 'https://limited.example/', maxClicks: 500 });
     const agents = [new Agent({ keepAlive: true, maxSockets: 200 }), new Agent({ keepAlive: true, maxSockets: 200 })];
     const ports = [a.server.port, b.server.port];
@@ -244,6 +248,12 @@ describe('maxClicks under concurrency', () => {
     expect(b.sink.hits.filter((h) => h.eventType === 'CLICK').length).toBeGreaterThan(0);
     expect(await counter.count(await linkId(view.shortCode))).toBe(500);
     expect(await resolveLink(deps, actor.org, { shortCode: view.shortCode })).toEqual({ kind: 'expired' });
+    // The take that reached 500 (and the refused ones) left the link in the counter's log.
+    const sweeps = Array.from({ length: 3 }, () => new LinkExpirySweep({ sql: db.sql, shortLinkBase: `http://${HOST}`, linkClicks: counter }));
+    await Promise.all(sweeps.map((s) => s.sweep()));
+    const sent = await db.sql<{ body: string }[]>`
+      select body from webhook_messages where type = 'link.expired' and (body::jsonb -> 'data' ->> 'shortCode') = ${view.shortCode}`;
+    expect(sent.map((m) => (JSON.parse(m.body) as { data: unknown }).data)).toEqual([view]);
   });
 });
 

@@ -32,6 +32,12 @@ export async function lockLinkByCode(tx: Tx, shortCode: string): Promise<Link | 
   return row ? linkFromRow(row) : null;
 }
 
+/** The links with these ids, each locked for the rest of the transaction; ids locked elsewhere are skipped. */
+export async function lockLinksByIdSkipLocked(tx: Tx, ids: readonly string[]): Promise<Link[]> {
+  const rows = await tx.unsafe<StoredLinkRow[]>(`${LINK_SELECT} where l.id = any($1::uuid[]) for update of l skip locked`, [ids as string[]]);
+  return rows.map(linkFromRow);
+}
+
 /** The rows a write statement's `written` CTE returns, read like LINK_SELECT. */
 const WRITTEN_SELECT = linkSelectFrom('written');
 

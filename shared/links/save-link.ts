@@ -1,7 +1,8 @@
 // Invariant: every create or update of a link, from the API or the admin CLI, goes through
 // saveLink: validate → check references (domain, apps) → check plan features → one
 // transaction (TAKEN/RESERVED, quota, write, the link's invalidation queued in the outbox, and its
-// webhook event: link.created, link.archived when it archives, else link.updated).
+// webhook event: link.created, link.archived when it archives, else link.updated; then link.expired
+// when the save leaves an active link expired, once per expiry (link-expiry.ts)).
 // The request is merged onto the defaults (create) or the locked stored row (update) by
 // mergeLink; `url` is always required. The answer is built from the row the write returned and
 // the apps already loaded: nothing is read again after the commit. Only a create or a changed
@@ -22,6 +23,7 @@ import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
 import { consumeLinkSlot } from '../quotas/link-quota.ts';
 import { enqueueWebhookEvent, type WebhookEventType } from '../webhooks/webhook-events.ts';
 import type { ChangeSource, DeepLink, Link } from './link.ts';
+import { queueLinkExpired, rearmLinkExpiry } from './link-expiry.ts';
 import { mergeLink, newLinkBase, type ResolvedReferences } from './link-merge.ts';
 import { insertLink, lockLinkByCode, updateLink } from './link-repository.ts';
 import { parseSaveLinkRequest, type DeepLinkRequest, type SaveLinkRequest } from './link-request.ts';
@@ -126,6 +128,17 @@ interface Written {
   created: boolean;
   urlChanged: boolean;
   event: WebhookEventType;
+  /** An update that changed expiresAt or maxClicks. */
+  expiryChanged: boolean;
+}
+
+/** Clicks counted for the link; 0 when the counter cannot say (a later refused visit finds the expiry then). */
+async function countedClicks(deps: LinkServiceDeps, linkId: string): Promise<number> {
+  try {
+    return (await deps.linkClicks?.count(linkId)) ?? 0;
+  } catch {
+    return 0;
+  }
 }
 
 export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknown): Promise<SaveOutcome> {
@@ -140,6 +153,13 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
     // The change's webhook event, in its transaction: the Short URL object as the API answers it.
     const view = toLinkResponse(w.link, w.apps, { shortLinkBase: deps.shortLinkBase, includeAppId: true });
     await enqueueWebhookEvent(tx, actor.org.id, w.event, view);
+    // link.expired once per expiry: sent here when the save leaves an active link expired; a save
+    // that changes the expiry and leaves the link live re-arms it.
+    const l = w.link;
+    const expired =
+      (l.expiresAtMs !== null && l.expiresAtMs <= deps.now()) || (w.expiryChanged && l.maxClicks !== null && (await countedClicks(deps, l.id)) >= l.maxClicks);
+    if (!expired && w.expiryChanged) await rearmLinkExpiry(tx, l.id);
+    if (expired && l.isActive) await queueLinkExpired(tx, l, view);
     return { ...w, view };
   });
 
@@ -166,7 +186,8 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
           ));
         // Archiving sends link.archived alone; a restore (and any other change) link.updated.
         const event = existing.isActive && !link.isActive ? 'link.archived' : 'link.updated';
-        return { link, apps, created: false, urlChanged: existing.url !== req.url, event };
+        const expiryChanged = existing.expiresAtMs !== link.expiresAtMs || existing.maxClicks !== link.maxClicks;
+        return { link, apps, created: false, urlChanged: existing.url !== req.url, event, expiryChanged };
       }
       if (requested !== null && isReservedShortCode(code)) throw shortCodeRejected('RESERVED');
       const edit = mergeLink(newLinkBase(primary?.id ?? null), req, refs);
@@ -176,7 +197,7 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
         await consumeLinkSlot(tx, actor.org, deps.now());
         // A negative cache entry of this code (an earlier visit) must go too.
         await enqueueInvalidations(tx, [{ kind: 'link', shortCode: code }]);
-        return { link, apps: prepared.apps ?? new Map(), created: true, urlChanged: true, event: 'link.created' };
+        return { link, apps: prepared.apps ?? new Map(), created: true, urlChanged: true, event: 'link.created', expiryChanged: false };
       }
       if (requested !== null) {
         // A concurrent create won the code between our SELECT and INSERT: answer as if it had been first.

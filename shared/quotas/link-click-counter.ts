@@ -1,8 +1,11 @@
 // Invariant: a link with maxClicks serves a click only after its counter granted it, and a counter
 // grants at most maxClicks per link while the store keeps the link's counter: one atomic step
 // checks and increments (for many links at once), so concurrent workers of every host never pass
-// the limit together. count() reads a counter without changing it (the API's resolve). Adapters:
-// memory-link-click-counter.ts (embedded: one process), redis-link-click-counter.ts (production).
+// the limit together. count() reads a counter without changing it (the API's resolve). The same
+// atomic step records every link it leaves at its limit in an exhausted-links log (a generation
+// per link), which the link.expired sweep drains: a record is cleared only if no later take wrote
+// it again, so a re-exhaustion is never lost. Adapters: memory-link-click-counter.ts (embedded:
+// one process), redis-link-click-counter.ts (production).
 
 export interface ClickRequest {
   linkId: string;
@@ -17,6 +20,23 @@ export interface LinkClickCounter {
   /** Clicks counted so far. */
   count(linkId: string): Promise<number>;
 }
+
+/** A link some take left at its limit, and the generation of that record. */
+export interface ExhaustedLink {
+  linkId: string;
+  generation: string;
+}
+
+/** The links takes left at their limit (maxClicks reached), until the sweep clears them. */
+export interface ExhaustedLinks {
+  /** Up to `limit` recorded links. */
+  exhausted(limit: number): Promise<ExhaustedLink[]>;
+  /** Clears each record unless a take has written it again since it was read. */
+  clearExhausted(entries: readonly ExhaustedLink[]): Promise<void>;
+}
+
+/** What a process opens: the counters and their exhausted-links log, in one store. */
+export type LinkClickStore = LinkClickCounter & ExhaustedLinks;
 
 interface Waiting {
   max: number;

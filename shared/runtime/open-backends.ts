@@ -7,7 +7,7 @@
 // and redirector start during one). The analytics drivers load only when analytics() is first
 // called, so the admin CLI starts fast. Every other module receives these ports and never
 // branches on a backend. close() closes what it opened, the store and the database last.
-import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
+import type { LinkClickStore } from '../quotas/link-click-counter.ts';
 import { join } from 'node:path';
 import type { InvalidationBus } from '../bus/invalidation-bus.ts';
 import { OutboxRelay } from '../bus/outbox-relay.ts';
@@ -32,7 +32,7 @@ export interface Backends {
   rateLimiter: RateLimiter;
   clickCounter: ClickCounterStore;
   /** Per-link click counters (maxClicks): Redis, or this process's memory. */
-  linkClicks: LinkClickCounter;
+  linkClicks: LinkClickStore;
   usageStore: UsageStore;
   previewStore: PreviewStore;
   /** The shared Redis cache tier of `epoch` (default: the current one); null without Redis. */

@@ -21,7 +21,7 @@ import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
 import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
 import { MemoryClickCounterStore } from '../quotas/memory-click-counter-store.ts';
 import { RedisClickCounterStore } from '../quotas/redis-click-counter-store.ts';
-import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
+import type { LinkClickStore } from '../quotas/link-click-counter.ts';
 import { MemoryLinkClickCounter } from '../quotas/memory-link-click-counter.ts';
 import { RedisLinkClickCounter } from '../quotas/redis-link-click-counter.ts';
 import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
@@ -36,7 +36,7 @@ export interface RedisPorts {
   rateLimiter: RateLimiter;
   clickCounter: ClickCounterStore;
   /** Per-link click counters of links with maxClicks (link-click-counter.ts). */
-  linkClicks: LinkClickCounter;
+  linkClicks: LinkClickStore;
   /** The shared cache tier of `epoch` (default: the current one); null without Redis. */
   cacheTier(epoch?: string): Promise<SharedCacheTier | null>;
   /** Starts a fresh cache epoch; null without Redis. */
