@@ -34,6 +34,7 @@ import {
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
+  updateEndpoint,
   type WebhookEndpoint,
   type WebhookSettings,
 } from '../shared/webhooks/webhook-repository.ts';
@@ -148,6 +149,24 @@ const WEBHOOK_COMMANDS: readonly AdminCommand[] = [
       const org = await orgOf(ctx, v);
       const { endpoint, secret } = await addEndpoint(ctx.sql, ctx.webhooks, org.id, { url: need(v, 'url'), eventTypes: need(v, 'events').split(',') });
       return { json: { ...endpoint, secret }, text: `${endpoint.id} ${endpoint.url}\nsecret (shown once): ${secret}` };
+    },
+  },
+  {
+    name: 'webhook update',
+    summary: "Changes an endpoint's URL (the same checks as add) or the event types it wants.",
+    options: [
+      ORG,
+      ENDPOINT,
+      { name: 'url', value: 'URL', help: 'the new https URL' },
+      { name: 'events', value: 'TYPES', help: `the new comma-separated event types: ${WEBHOOK_EVENT_TYPES.join(', ')}` },
+    ],
+    run: async (ctx, v) => {
+      if (typeof v.url !== 'string' && typeof v.events !== 'string') throw new UsageError('give --url, --events or both');
+      const e = await updateEndpoint(ctx.sql, ctx.webhooks, (await orgOf(ctx, v)).id, need(v, 'id'), {
+        url: typeof v.url === 'string' ? v.url : undefined,
+        eventTypes: typeof v.events === 'string' ? v.events.split(',') : undefined,
+      });
+      return { json: endpointJson(e), text: `${e.id} ${e.url} ${e.eventTypes.join(',')}` };
     },
   },
   {

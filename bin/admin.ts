@@ -62,7 +62,7 @@ try {
   const result = await command.run(
     {
       sql: backends.db.sql,
-      links: linkServiceDeps(backends.db.sql, config),
+      links: linkServiceDeps(backends.db.sql, config, { linkClicks: backends.linkClicks }),
       dashboardUrl: dashboardPublicUrl(config),
       webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretsKey: config.WEBHOOK_SECRETS_KEY },
       now: Date.now,

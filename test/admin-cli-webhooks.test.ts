@@ -1,7 +1,8 @@
 // The admin CLI's webhook commands, spawned as a real process against a fresh database: add
 // refuses an http or private URL with one clear line (exit 1) and prints the secret once; list is
 // per organisation and shows a secret's last 4 characters only; rotate, test, replay, disable,
-// enable and remove act on that organisation's endpoint only.
+// enable and remove act on that organisation's endpoint only; update changes the URL (the same
+// refusals as add) or the event types.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +38,47 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 describe('admin CLI webhook commands', () => {
+  it('update: the URL through the same policy as add, the event types checked, that organisation only', async () => {
+    const org = await createOrganization(db.sql, { name: 'cli-hooks-update', plan: 'BUSINESS' });
+    const other = await createOrganization(db.sql, { name: 'cli-hooks-update-other', plan: 'BUSINESS' });
+    const added = await json<{ id: string }>(PRIVATE, 'webhook', 'add', '--org', org.id, '--url', 'http://127.0.0.1:9/x', '--events', 'link.created');
+    const https = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id, '--url', 'http://hooks.example/y');
+    expect([https.code, https.stderr]).toEqual([1, expect.stringContaining('Webhook URL must use https')]);
+    const loopback = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id, '--url', 'https://10.1.2.3/y');
+    expect([loopback.code, loopback.stderr]).toEqual([1, expect.stringContaining('resolves to a private address (10.1.2.3)')]);
+    const types = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id, '--events', 'link.deleted');
+    expect([types.code, types.stderr]).toEqual([1, expect.stringContaining('eventTypes must be one or more of')]);
+    const nothing = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id);
+    expect([nothing.code, nothing.stderr]).toEqual([2, expect.stringContaining('give --url, --events or both')]);
+    const elsewhere = await cli(PRIVATE, 'webhook', 'update', '--org', other.id, '--id', added.id, '--events', 'link.expired');
+    expect(elsewhere.code).toBe(1);
+
+    const events = await json<{ url: string; eventTypes: string[] }>(
+      PRIVATE,
+      'webhook',
+      'update',
+      '--org',
+      org.id,
+      '--id',
+      added.id,
+      '--events',
+      'link.expired,link.updated',
+    );
+    expect(events).toMatchObject({ url: 'http://127.0.0.1:9/x', eventTypes: ['link.expired', 'link.updated'] });
+    const url = await json<{ url: string; eventTypes: string[] }>(
+      PRIVATE,
+      'webhook',
+      'update',
+      '--org',
+      org.id,
+      '--id',
+      added.id,
+      '--url',
+      'http://127.0.0.1:9/z',
+    );
+    expect(url).toMatchObject({ url: 'http://127.0.0.1:9/z', eventTypes: ['link.expired', 'link.updated'] });
+  });
+
   it('add, list, rotate, test, replay, disable, enable, remove', async () => {
     const org = await createOrganization(db.sql, { name: 'cli-hooks', plan: 'BUSINESS' });
     const other = await createOrganization(db.sql, { name: 'cli-hooks-other', plan: 'BUSINESS' });

@@ -1,6 +1,7 @@
 // Invariant: webhooks on the dashboard. Everyone sees the endpoints (a secret's last 4 only) and
-// their attempt log; owners and admins add (the URL through the address policy), enable or
-// disable, rotate, reveal the secret, send a test event, replay a message and remove. Every
+// their attempt log; owners and admins add or edit (the URL through the address policy), enable
+// or disable, rotate, reveal the secret, send a test event, replay a message or an endpoint's
+// messages of a time range, and remove. Every
 // action names an endpoint or message of the session's organisation (EN001 otherwise).
 import type { FastifyInstance } from 'fastify';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/webhook-events.ts';
@@ -9,12 +10,14 @@ import {
   findEndpoint,
   listAttempts,
   listEndpoints,
+  parseReplayRange,
   removeEndpoint,
   replayMessages,
   revealSecret,
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
+  updateEndpoint,
 } from '../../shared/webhooks/webhook-repository.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { orgIdOf, route } from '../http/route.ts';
@@ -23,6 +26,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: DashboardDeps)
   const { sql, webhooks: settings } = deps;
   route(app, 'webhooks', 'read', async ({ request }) => ({ endpoints: await listEndpoints(sql, orgIdOf(request)), eventTypes: [...WEBHOOK_EVENT_TYPES] }));
   route(app, 'addWebhook', 'integrations:manage', async ({ body, request }) => addEndpoint(sql, settings, orgIdOf(request), body));
+  route(app, 'updateWebhook', 'integrations:manage', async ({ body, params, request }) =>
+    updateEndpoint(sql, settings, orgIdOf(request), params.id ?? '', body),
+  );
+  route(app, 'replayWebhookRange', 'integrations:manage', async ({ body, params, request }) => ({
+    replayed: await replayMessages(sql, orgIdOf(request), { endpointId: params.id ?? '', ...parseReplayRange(body) }),
+  }));
   route(app, 'webhookEnabled', 'integrations:manage', async ({ body, params, request }) =>
     setEndpointEnabled(sql, orgIdOf(request), params.id ?? '', body.enabled),
   );

@@ -118,6 +118,7 @@ export async function setEndpointEnabled(sql: Sql, orgId: string, id: string, en
   return toEndpoint(row as EndpointRow);
 }
 
+/** Changes the endpoint's URL (through the same address policy as add) and the event types it wants. */
 export async function updateEndpoint(
   sql: Sql,
   settings: WebhookSettings,
@@ -160,6 +161,20 @@ export async function sendTestEvent(sql: Sql, orgId: string, id: string): Promis
     values ('msg_' || replace(gen_random_uuid()::text, '-', ''), ${endpoint.id}, ${orgId}, ${TEST_EVENT_TYPE}, ${body})
     returning id`;
   return (row as { id: string }).id;
+}
+
+/** A replay range's bounds from ISO 8601 text; VE001 naming `from` or `to` otherwise (`to` after `from`). */
+export function parseReplayRange(input: { from: string; to: string }): { from: Date; to: Date } {
+  const at = (field: 'from' | 'to'): Date => {
+    const text = input[field].trim();
+    const d = new Date(text);
+    if (text === '' || Number.isNaN(d.getTime())) throw new AppError('VE001', `${field} must be a date and time (ISO 8601)`, { field });
+    return d;
+  };
+  const from = at('from');
+  const to = at('to');
+  if (to.getTime() <= from.getTime()) throw new AppError('VE001', 'to must be after from', { field: 'to' });
+  return { from, to };
 }
 
 /**

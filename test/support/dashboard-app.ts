@@ -50,7 +50,14 @@ export interface DashboardClient {
 }
 
 export async function startDashboardApp(
-  opts: { publicUrl?: string; dnsServers?: string[]; signUp?: 'invite' | 'open'; analytics?: AnalyticsStore } = {},
+  opts: {
+    publicUrl?: string;
+    dnsServers?: string[];
+    signUp?: 'invite' | 'open';
+    analytics?: AnalyticsStore;
+    /** WEBHOOK_ALLOW_PRIVATE (default true: test receivers listen on loopback over http). */
+    allowPrivateWebhooks?: boolean;
+  } = {},
 ): Promise<DashboardApp> {
   const db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
   const bodies: string[] = [];
@@ -74,8 +81,7 @@ export async function startDashboardApp(
     now: Date.now,
     links: linkServiceDeps(db.sql, { REDIRECT_PORT: 8080, SHORT_LINK_BASE_URL: 'https://sho.rt' }),
     domains: checker,
-    // Test receivers listen on loopback over http.
-    webhooks: { allowPrivate: true, secretsKey: Buffer.alloc(32, 1) },
+    webhooks: { allowPrivate: opts.allowPrivateWebhooks ?? true, secretsKey: Buffer.alloc(32, 1) },
   };
   const app = await buildDashboard(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });

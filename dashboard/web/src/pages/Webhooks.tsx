@@ -1,7 +1,8 @@
 // Webhooks: add an endpoint (https URL and the event types it wants; the secret shown once in a
-// dialog), and per endpoint reveal or rotate the secret, send a test event, enable or disable,
-// remove, and its delivery log (each attempt's time, status, duration and answer) with replay.
-// Owners and admins manage; everyone sees.
+// dialog), and per endpoint edit its URL and event types, reveal or rotate the secret, send a test
+// event, enable or disable, replay its messages of a time range, remove, and its delivery log
+// (each attempt's time, status, duration and answer) with replay. Owners and admins manage;
+// everyone sees.
 import { createRoute } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import type { ResponseOf } from '../../../contract/schemas.ts';
@@ -38,11 +39,37 @@ function WebhooksPage() {
       </p>
       {canManage ? <AddEndpoint eventTypes={hooks.data.eventTypes} onAdded={(secret) => setShown({ title: 'Your new signing secret', secret })} /> : null}
       {hooks.data.endpoints.map((e) => (
-        <EndpointCard key={e.id} endpoint={e} canManage={canManage} onSecret={setShown} />
+        <EndpointCard key={e.id} endpoint={e} eventTypes={hooks.data.eventTypes} canManage={canManage} onSecret={setShown} />
       ))}
       {hooks.data.endpoints.length === 0 ? <p>No webhook endpoints yet.</p> : null}
       <SecretDialog shown={shown} onClose={() => setShown(null)} />
     </>
+  );
+}
+
+function EventChoices({
+  eventTypes,
+  chosen,
+  onChange,
+  error,
+}: {
+  eventTypes: readonly string[];
+  chosen: string[];
+  onChange(c: string[]): void;
+  error?: string;
+}) {
+  return (
+    <fieldset>
+      <legend>Events to send</legend>
+      {eventTypes.map((t) => (
+        <CheckField key={t} label={t} checked={chosen.includes(t)} onChange={(on) => onChange(on ? [...chosen, t] : chosen.filter((x) => x !== t))} />
+      ))}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
   );
 }
 
@@ -68,17 +95,7 @@ function AddEndpoint({ eventTypes, onAdded }: { eventTypes: readonly string[]; o
       <h2 id="add-webhook-h">Add an endpoint</h2>
       <FormError message={form.errors['']} />
       <Field label="Endpoint URL" value={url} onChange={setUrl} error={form.errors.url} hint="An https URL on the public internet." />
-      <fieldset>
-        <legend>Events to send</legend>
-        {eventTypes.map((t) => (
-          <CheckField key={t} label={t} checked={chosen.includes(t)} onChange={(on) => setChosen(on ? [...chosen, t] : chosen.filter((x) => x !== t))} />
-        ))}
-        {form.errors.eventTypes ? (
-          <p className="error" role="alert">
-            {form.errors.eventTypes}
-          </p>
-        ) : null}
-      </fieldset>
+      <EventChoices eventTypes={eventTypes} chosen={chosen} onChange={setChosen} error={form.errors.eventTypes} />
       <button type="submit">Add endpoint</button>
     </form>
   );
@@ -118,10 +135,96 @@ function SecretDialog({ shown, onClose }: { shown: Shown | null; onClose(): void
   );
 }
 
-function EndpointCard({ endpoint: e, canManage, onSecret }: { endpoint: Endpoint; canManage: boolean; onSecret(s: Shown): void }) {
+/**
+ * Edits the endpoint's URL and event types in a dialog (mounted while open, so it starts from the
+ * endpoint as listed); the server's refusal is shown by its field.
+ */
+function EditEndpointForm({ endpoint: e, eventTypes, onDone }: { endpoint: Endpoint; eventTypes: readonly string[]; onDone(message: string): void }) {
+  const actions = useWebhookActions();
+  const [url, setUrl] = useState(e.url);
+  const [chosen, setChosen] = useState<string[]>([...e.eventTypes]);
+  const form = useFormErrors();
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    form.clear();
+    try {
+      await actions.update(e.id, url, chosen);
+      onDone('Endpoint saved.');
+    } catch (err) {
+      form.show(err, ['url', 'eventTypes']);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <FormError message={form.errors['']} />
+      <Field label="Endpoint URL" value={url} onChange={setUrl} error={form.errors.url} hint="An https URL on the public internet." />
+      <EventChoices eventTypes={eventTypes} chosen={chosen} onChange={setChosen} error={form.errors.eventTypes} />
+      <div className="actions">
+        <button type="submit">Save changes</button>
+        <button type="button" className="secondary" onClick={() => onDone('')}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A datetime-local value as an ISO instant (the browser's zone); anything else as typed, for the server to refuse by its field. */
+const isoOf = (local: string): string => {
+  const d = new Date(local);
+  return local === '' || Number.isNaN(d.getTime()) ? local : d.toISOString();
+};
+
+/** Sends again every message of the endpoint queued in a time range. */
+function ReplayRangeForm({ endpoint: e, onDone }: { endpoint: Endpoint; onDone(message: string): void }) {
+  const actions = useWebhookActions();
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const form = useFormErrors();
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    form.clear();
+    try {
+      onDone(`${await actions.replayRange(e.id, isoOf(from), isoOf(to))} message(s) queued again.`);
+    } catch (err) {
+      form.show(err, ['from', 'to']);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <p>Every message queued for this endpoint from the first time (inclusive) to the second (exclusive), in your local time, is sent again with its id.</p>
+      <FormError message={form.errors['']} />
+      <Field label="From" type="datetime-local" step={1} value={from} onChange={setFrom} error={form.errors.from} />
+      <Field label="To" type="datetime-local" step={1} value={to} onChange={setTo} error={form.errors.to} />
+      <div className="actions">
+        <button type="submit">Replay messages</button>
+        <button type="button" className="secondary" onClick={() => onDone('')}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function EndpointCard({
+  endpoint: e,
+  eventTypes,
+  canManage,
+  onSecret,
+}: {
+  endpoint: Endpoint;
+  eventTypes: readonly string[];
+  canManage: boolean;
+  onSecret(s: Shown): void;
+}) {
   const actions = useWebhookActions();
   const [message, setMessage] = useState('');
   const [showLog, setShowLog] = useState(false);
+  const [dialog, setDialog] = useState<'edit' | 'replay' | null>(null);
+  const done = (m: string) => {
+    setDialog(null);
+    setMessage(m);
+  };
   const act = async (work: () => Promise<string | undefined>) => {
     setMessage('');
     try {
@@ -140,6 +243,9 @@ function EndpointCard({ endpoint: e, canManage, onSecret }: { endpoint: Endpoint
       </p>
       {canManage ? (
         <div className="actions">
+          <button type="button" onClick={() => setDialog('edit')}>
+            Edit {e.url}
+          </button>
           <button type="button" onClick={() => void act(async () => `Test event ${await actions.test(e.id)} queued.`)}>
             Send test event to {e.url}
           </button>
@@ -191,8 +297,17 @@ function EndpointCard({ endpoint: e, canManage, onSecret }: { endpoint: Endpoint
           >
             Remove {e.url}
           </button>
+          <button type="button" className="secondary" onClick={() => setDialog('replay')}>
+            Replay messages of {e.url}
+          </button>
         </div>
       ) : null}
+      <Dialog open={dialog === 'edit'} title={`Edit ${e.url}`} onClose={() => setDialog(null)}>
+        <EditEndpointForm endpoint={e} eventTypes={eventTypes} onDone={done} />
+      </Dialog>
+      <Dialog open={dialog === 'replay'} title={`Replay messages of ${e.url}`} onClose={() => setDialog(null)}>
+        <ReplayRangeForm endpoint={e} onDone={done} />
+      </Dialog>
       <p role="status">{message}</p>
       <button type="button" className="secondary" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
         {showLog ? 'Hide' : 'Show'} delivery log of {e.url}

@@ -20,6 +20,16 @@ export function useWebhookActions() {
       await refresh();
       return r;
     },
+    update: async (id: string, url: string, eventTypes: string[]) => {
+      await call('updateWebhook', { params: { id }, body: { url, eventTypes } });
+      await refresh();
+    },
+    /** Every message of the endpoint queued in [from, to) sent again; how many. */
+    replayRange: async (id: string, from: string, to: string) => {
+      const r = await call('replayWebhookRange', { params: { id }, body: { from, to } });
+      await refresh();
+      return r.replayed.length;
+    },
     setEnabled: async (id: string, enabled: boolean) => {
       await call('webhookEnabled', { params: { id }, body: { enabled } });
       await refresh();
