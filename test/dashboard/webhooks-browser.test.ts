@@ -3,7 +3,8 @@
 // package): an owner adds an endpoint (a bad URL is explained next to the field, what was typed
 // kept) and sees its secret once; a test event and a link created by the API arrive signed; the
 // delivery log lists the attempts and a replay arrives with the same webhook-id; a rotation's
-// messages verify with both secrets. A viewer sees the page without its controls, and the server
+// messages verify with both secrets; edited to want link.expired, a link whose expiresAt passes
+// arrives once as link.expired (npm start's sweep). A viewer sees the page without its controls, and the server
 // refuses their writes (403). Every state passes axe-core (serious, critical).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +113,19 @@ describe.skipIf(!hasChromium)('dashboard webhooks in Chromium', () => {
     expect(receiver.unverified).toEqual([]);
     await expectAccessible(page);
   });
+
+  it('edited to want link.expired: a link whose expiresAt passes arrives once, as the API answered it', async () => {
+    await page.getByRole('button', { name: `Edit ${receiver.url}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Edit ${receiver.url}` });
+    await dialog.getByLabel('link.expired').check();
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Events: link.created, link.expired.').waitFor();
+    const saved = await org.client.save({ url: 'https://example.com/soon-gone', expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const view = (saved.body as { response: { shortCode: string } }).response;
+    await expect.poll(() => receiver.received.filter((r) => r.type === 'link.expired').length, { timeout: 15_000 }).toBe(1);
+    expect(receiver.received.find((r) => r.type === 'link.expired')?.data).toEqual(view);
+    expect(receiver.unverified).toEqual([]);
+  }, 30_000);
 
   it('a viewer sees the endpoints without controls, and the server refuses their writes', async () => {
     const { context, page: viewer } = await newPage(browser);
