@@ -1,8 +1,10 @@
 // Invariant: against the real booted service, preview fetching after saves is bounded: a bulk
 // save of 30 new URLs never has more than PREVIEW_FETCH_CONCURRENCY (default 4) connections open
-// to destinations at once, another organisation's single save is fetched before that bulk is
+// to destinations at once (counted at the destination as requests being answered: a connection's
+// close reaches the server only after the fetcher has freed its slot, so counting sockets until
+// 'close' would see the next fetch's socket first), leaves none open afterwards, another organisation's single save is fetched before that bulk is
 // through, and the bulk request still costs one crud token. Destinations are a local HTTP
-// server that counts its open connections (PREVIEW_ALLOW_PRIVATE lets the fetcher reach it).
+// server that counts the requests it is answering and its open sockets (PREVIEW_ALLOW_PRIVATE lets the fetcher reach it).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,19 +15,22 @@ const ANSWER_AFTER_MS = 1_000;
 let fx: ApiFixture;
 let destination: Server;
 let base: string;
-let open = 0;
+let inFlight = 0;
 let maxOpen = 0;
+let sockets = 0;
 const requested: string[] = [];
 
 beforeAll(async () => {
   destination = createServer((req, res) => {
     requested.push(req.url ?? '');
+    inFlight++;
+    maxOpen = Math.max(maxOpen, inFlight);
+    res.on('finish', () => inFlight--);
     setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(`<head><title>${req.url}</title></head>`), ANSWER_AFTER_MS);
   });
   destination.on('connection', (socket) => {
-    open++;
-    maxOpen = Math.max(maxOpen, open);
-    socket.on('close', () => open--);
+    sockets++;
+    socket.on('close', () => sockets--);
   });
   await new Promise<void>((r) => destination.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(destination.address() as AddressInfo).port}`;
@@ -64,10 +69,11 @@ describe('preview fetching after saves', () => {
     }, 10_000);
     const single = requested.indexOf('/single');
     console.log(
-      `31 previews fetched; at most ${maxOpen} destination connections open at once; the single save was request #${single + 1}, ` +
+      `31 previews fetched; at most ${maxOpen} destination requests open at once; the single save was request #${single + 1}, ` +
         `${startedBeforeSingle} bulk fetches having started before it was saved`,
     );
     expect(maxOpen).toBeLessThanOrEqual(4);
+    await until(() => sockets === 0, 10_000); // every fetch's connection is closed, none kept or leaked
     expect(maxOpen).toBeGreaterThanOrEqual(2); // fetches do overlap: the bound is what held them
     // Fair: the other organisation's URL took the next free slot instead of waiting behind the rest
     // of the bulk (at most the 4 fetches already dispatched may reach the server after the save).
