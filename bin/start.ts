@@ -71,11 +71,10 @@ await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), say);
 const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
-await analyticsFeed.start();
 const pipeline = createAnalyticsPipeline({
   ...analytics,
   backfill: allSpools(analytics),
-  onStored: analyticsFeed.onStored,
+  stored: analyticsFeed,
   logger: logger.child({ role: 'analytics' }),
 });
 metrics.watchPipeline(pipeline);

@@ -133,8 +133,7 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
   // Events the store took feed analytics.events webhooks (written to the Postgres outbox; ingest delivers).
   const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger });
-  await analyticsFeed.start();
-  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], onStored: analyticsFeed.onStored, logger });
+  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], stored: analyticsFeed, logger });
   metrics.watchPipeline(pipeline);
   answerMetricsCollections(() => metrics.registry.getMetricsAsJSON());
   const server = await startOrExit(

@@ -1,28 +1,32 @@
-// Invariant: analytics.events messages are made from events the store has taken (the pipeline's
-// onStored, after a successful insert, from the write buffer and the backfill alike), as the
-// API's event objects, at most MAX_EVENTS_PER_MESSAGE to a message, for every enabled endpoint
-// of the event's organisation that wants them. Which organisations have such an endpoint is read
-// every REFRESH_MS, so a batch of an organisation without one costs one set lookup per distinct
-// organisation. The feed never blocks or fails an insert: chunks wait in a queue bounded by
-// MAX_QUEUED_EVENTS and are written by one loop, retried every RETRY_MS while Postgres refuses;
-// past the bound a chunk is dropped and counted (droppedEvents). The delivery worker sends at
-// most one such message a second per endpoint. A process killed between an insert and this
-// write loses those events' messages (the store keeps the events: Sync reads them).
+// Invariant: analytics.events messages are made from events the store has taken, as the API's
+// event objects, at most MAX_EVENTS_PER_MESSAGE to a message, for every endpoint that wants them
+// when the events are handed over: which organisations have one is read per handed-over batch
+// (one indexed query naming the batch's organisations), so an endpoint gets every event stored
+// after it was added. Each message carries a source key (the batch's dedup token, organisation
+// and chunk), unique per endpoint, so a batch handed over twice makes its messages once.
+// - From the write buffer (stored): never blocks or fails an insert; batches wait in a queue
+//   bounded by MAX_QUEUED_EVENTS, written by one loop, retried every RETRY_MS while Postgres
+//   refuses; past the bound a batch is dropped and counted (droppedEvents). A process killed
+//   between an insert and this write loses those events' messages (the store keeps the events).
+// - From the backfill (backfilled): written before the spooled batch is acknowledged, so a kill
+//   at any point re-hands the batch and the source keys keep its messages single. If Postgres
+//   refuses that write, the batch joins the queue instead and the backfill goes on.
 import type { EventRecord } from '../analytics/events/analytics-event.ts';
 import { toAnalyticsEvent } from '../analytics/events/analytics-event.ts';
 import { type EventBatch, recordsFromBatch } from '../analytics/events/event-batch.ts';
+import type { StoredEventsSink } from '../analytics/write-path/analytics-pipeline.ts';
 import type { Sql } from '../db/sql.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { enqueueWebhookEvent } from './webhook-events.ts';
 
 export const MAX_EVENTS_PER_MESSAGE = 1000;
-const REFRESH_MS = 5_000;
 const RETRY_MS = 1_000;
 const MAX_QUEUED_EVENTS = 200_000;
 
-interface Chunk {
-  orgId: string;
-  events: unknown[];
+interface Handed {
+  events: EventBatch | readonly EventRecord[];
+  token: string;
+  count: number;
 }
 
 export interface AnalyticsFeedMetrics {
@@ -31,12 +35,23 @@ export interface AnalyticsFeedMetrics {
   droppedEvents: number;
 }
 
-export class AnalyticsWebhookFeed {
+const countOf = (events: EventBatch | readonly EventRecord[]): number => (Array.isArray(events) ? events.length : (events as EventBatch).rows);
+
+function orgsOf(events: EventBatch | readonly EventRecord[]): string[] {
+  const orgs = new Set<string>();
+  if (Array.isArray(events)) for (const r of events as readonly EventRecord[]) orgs.add(r.orgId);
+  else {
+    const b = events as EventBatch;
+    const col = b.text.orgId;
+    for (let i = 0; i < b.rows; i++) orgs.add(col.values[col.index[i] as number] ?? '');
+  }
+  return [...orgs];
+}
+
+export class AnalyticsWebhookFeed implements StoredEventsSink {
   readonly #sql: Sql;
   readonly #log: Logger;
-  #orgs = new Set<string>();
-  #timer: NodeJS.Timeout | null = null;
-  readonly #queue: Chunk[] = [];
+  readonly #queue: Handed[] = [];
   #queued = 0;
   #draining: Promise<void> | null = null;
   #closed = false;
@@ -51,75 +66,69 @@ export class AnalyticsWebhookFeed {
     return { ...this.#m, queuedEvents: this.#queued };
   }
 
-  /** Reads which organisations have an analytics.events endpoint now (start() does it every REFRESH_MS). */
-  async refresh(): Promise<void> {
-    const rows = await this.#sql<{ org_id: string }[]>`
-      select distinct org_id from webhook_endpoints where enabled and removed_at is null and 'analytics.events' = any(event_types)`;
-    this.#orgs = new Set(rows.map((r) => r.org_id));
-  }
+  readonly stored = (batch: EventBatch, token: string): void => {
+    this.#enqueue({ events: batch, token, count: batch.rows });
+  };
 
-  /**
-   * Reads the subscribed organisations now and then every REFRESH_MS, on a timer (not on the
-   * first batch: a batch stored before the first read would find nobody subscribed).
-   */
-  async start(): Promise<void> {
-    const refresh = () => this.refresh().catch((err: unknown) => this.#log.warn({ err }, 'reading analytics.events endpoints failed'));
-    await refresh();
-    this.#timer ??= setInterval(() => void refresh(), REFRESH_MS);
-    this.#timer.unref();
-  }
-
-  /** The pipeline's onStored: never throws, never waits. */
-  readonly onStored = (stored: EventBatch | readonly EventRecord[]): void => {
+  readonly backfilled = async (records: readonly EventRecord[], token: string): Promise<void> => {
     try {
-      if (this.#orgs.size === 0) return;
-      const byOrg = Array.isArray(stored) ? this.#fromRecords(stored as readonly EventRecord[]) : this.#fromBatch(stored as EventBatch);
-      for (const [orgId, records] of byOrg) {
-        for (let i = 0; i < records.length; i += MAX_EVENTS_PER_MESSAGE) {
-          const events = records.slice(i, i + MAX_EVENTS_PER_MESSAGE).map(toAnalyticsEvent);
-          if (this.#queued + events.length > MAX_QUEUED_EVENTS) {
-            this.#m.droppedEvents += events.length;
-            continue;
-          }
-          this.#queue.push({ orgId, events });
-          this.#queued += events.length;
-        }
-      }
-      this.#drain();
+      await this.write(records, token);
     } catch (err) {
-      this.#log.error({ err }, 'analytics.events feed failed');
+      this.#log.warn({ err }, 'queueing analytics.events messages failed; queued in memory and retried');
+      this.#enqueue({ events: records, token, count: records.length });
     }
   };
 
-  #fromBatch(batch: EventBatch): Map<string, EventRecord[]> {
-    const out = new Map<string, EventRecord[]>();
-    const org = batch.text.orgId;
-    let any = false;
-    for (let i = 0; i < batch.rows && !any; i++) any = this.#orgs.has(org.values[org.index[i] as number] ?? '');
-    if (!any) return out;
-    return this.#fromRecords(recordsFromBatch(batch));
+  /**
+   * Writes the messages of the events for every endpoint wanting them now; a message already made
+   * from the same token, organisation and chunk is not made again. Returns the messages written.
+   */
+  async write(events: EventBatch | readonly EventRecord[], token: string): Promise<number> {
+    const subscribed = await this.#sql<{ org_id: string }[]>`
+      select distinct org_id::text as org_id from webhook_endpoints
+      where org_id::text = any(${orgsOf(events)}) and enabled and removed_at is null and 'analytics.events' = any(event_types)`;
+    if (subscribed.length === 0) return 0;
+    const wanted = new Set(subscribed.map((r) => r.org_id));
+    const byOrg = new Map<string, EventRecord[]>();
+    for (const r of Array.isArray(events) ? (events as readonly EventRecord[]) : recordsFromBatch(events as EventBatch)) {
+      if (!wanted.has(r.orgId)) continue;
+      const list = byOrg.get(r.orgId);
+      if (list) list.push(r);
+      else byOrg.set(r.orgId, [r]);
+    }
+    let written = 0;
+    for (const [orgId, records] of byOrg) {
+      for (let i = 0; i < records.length; i += MAX_EVENTS_PER_MESSAGE) {
+        const chunk = records.slice(i, i + MAX_EVENTS_PER_MESSAGE).map(toAnalyticsEvent);
+        const sourceKey = `${token}/${orgId}/${i / MAX_EVENTS_PER_MESSAGE}`;
+        written += await enqueueWebhookEvent(this.#sql, orgId, 'analytics.events', { events: chunk }, { eventCount: chunk.length, sourceKey });
+      }
+    }
+    this.#m.messagesWritten += written;
+    return written;
   }
 
-  #fromRecords(records: readonly EventRecord[]): Map<string, EventRecord[]> {
-    const out = new Map<string, EventRecord[]>();
-    for (const r of records) {
-      if (!this.#orgs.has(r.orgId)) continue;
-      const list = out.get(r.orgId);
-      if (list) list.push(r);
-      else out.set(r.orgId, [r]);
+  #enqueue(h: Handed): void {
+    if (this.#closed) return;
+    if (this.#queued + h.count > MAX_QUEUED_EVENTS) {
+      this.#m.droppedEvents += h.count;
+      this.#log.error({ events: h.count }, 'analytics.events queue full: these events make no message');
+      return;
     }
-    return out;
+    this.#queue.push(h);
+    this.#queued += h.count;
+    this.#drain();
   }
 
   #drain(): void {
     if (this.#draining) return;
     this.#draining = (async () => {
       while (this.#queue.length > 0) {
-        const chunk = this.#queue[0] as Chunk;
+        const h = this.#queue[0] as Handed;
         try {
-          this.#m.messagesWritten += await enqueueWebhookEvent(this.#sql, chunk.orgId, 'analytics.events', { events: chunk.events }, chunk.events.length);
+          await this.write(h.events, h.token);
           this.#queue.shift();
-          this.#queued -= chunk.events.length;
+          this.#queued -= countOf(h.events);
         } catch (err) {
           this.#log.warn({ err }, 'queueing analytics.events messages failed; retrying');
           if (this.#closed) return;
@@ -134,7 +143,6 @@ export class AnalyticsWebhookFeed {
   /** Stops taking events and waits for the queue's write (which stops at its first failure now). */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer) clearInterval(this.#timer);
     await this.#draining;
   }
 }

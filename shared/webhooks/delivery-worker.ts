@@ -182,7 +182,8 @@ export class DeliveryWorker {
   /**
    * The endpoint's next analytics.events message, leased. Messages never sent yet (no attempt, no
    * replay: their ids were never seen) are merged into the oldest of them, up to
-   * MAX_EVENTS_PER_MESSAGE events, so an endpoint that receives one message a second still
+   * MAX_EVENTS_PER_MESSAGE events (the others are kept as MERGED, naming the oldest, so their
+   * source keys still stop a batch handed over again), so an endpoint that receives one message a second still
    * receives up to that many events a second however many batches made them.
    */
   async #claimOneAnalytics(tx: Tx, endpointId: string): Promise<Claimed[]> {
@@ -209,7 +210,7 @@ export class DeliveryWorker {
       const first = JSON.parse(head.body) as { timestamp: string };
       const body = messageBody('analytics.events', { events }, new Date(first.timestamp));
       await tx`update webhook_messages set body = ${body}, event_count = ${events.length} where id = ${head.id}`;
-      await tx`delete from webhook_messages where id in ${tx(merged.slice(1).map((m) => m.id))}`;
+      await tx`update webhook_messages set status = 'MERGED', merged_into = ${head.id} where id in ${tx(merged.slice(1).map((m) => m.id))}`;
     }
     return tx<Claimed[]>`
       with leased as (

@@ -25,15 +25,23 @@ export function messageBody(type: string, data: unknown, at: Date = new Date()):
 
 /**
  * Queues the event for every enabled endpoint of the organisation that wants its type, in the
- * caller's transaction. Returns how many messages were queued.
+ * caller's transaction. With a sourceKey, an endpoint that already has a message of that key gets
+ * no second one. Returns how many messages were queued.
  */
-export async function enqueueWebhookEvent(tx: Tx | Sql, orgId: string, type: WebhookEventType, data: unknown, eventCount = 1): Promise<number> {
+export async function enqueueWebhookEvent(
+  tx: Tx | Sql,
+  orgId: string,
+  type: WebhookEventType,
+  data: unknown,
+  o: { eventCount?: number; sourceKey?: string } = {},
+): Promise<number> {
   const body = messageBody(type, data);
   const rows = await tx`
-    insert into webhook_messages (id, endpoint_id, org_id, type, body, event_count)
-    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, e.org_id, ${type}, ${body}, ${eventCount}
+    insert into webhook_messages (id, endpoint_id, org_id, type, body, event_count, source_key)
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, e.org_id, ${type}, ${body}, ${o.eventCount ?? 1}, ${o.sourceKey ?? null}
     from webhook_endpoints e
     where e.org_id = ${orgId} and e.removed_at is null and e.enabled and ${type} = any(e.event_types)
+    on conflict (endpoint_id, source_key) where source_key is not null do nothing
     returning id`;
   return rows.length;
 }

@@ -179,22 +179,25 @@ export function parseReplayRange(input: { from: string; to: string }): { from: D
 
 /**
  * Puts messages of the organisation back in the queue, as they were (same id, same body), due
- * now: one by id, or every one an endpoint was sent between two instants. The ids replayed.
+ * now: one by id, or every one an endpoint was sent between two instants. A message merged into
+ * another (MERGED) is replayed as the message that carried its events. The ids replayed.
  */
 export async function replayMessages(sql: Sql, orgId: string, which: { messageId: string } | { endpointId: string; from: Date; to: Date }): Promise<string[]> {
-  const rows =
+  const chosen =
     'messageId' in which
-      ? await sql<{ id: string }[]>`
-          update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
-          where id = ${which.messageId} and org_id = ${orgId} and status <> 'PENDING' returning id`
-      : await sql<{ id: string }[]>`
-          update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
+      ? sql`select coalesce(merged_into, id) as id from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`
+      : sql`
+          select coalesce(merged_into, id) as id from webhook_messages
           where endpoint_id = ${(await findEndpoint(sql, orgId, which.endpointId)).id} and org_id = ${orgId}
-            and created_at >= ${which.from.toISOString()} and created_at < ${which.to.toISOString()} and status <> 'PENDING' returning id`;
+            and created_at >= ${which.from.toISOString()} and created_at < ${which.to.toISOString()}`;
+  const rows = await sql<{ id: string }[]>`
+    update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
+    where id in (${chosen}) and org_id = ${orgId} and status not in ('PENDING', 'MERGED') returning id`;
   if ('messageId' in which && rows.length === 0) {
-    const [exists] = await sql`select status from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`;
+    const [exists] = await sql<{ id: string }[]>`
+      select coalesce(merged_into, id) as id from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`;
     if (!exists) throw new AppError('EN001', `Webhook message ${which.messageId} not found`);
-    return [which.messageId]; // already queued: it will be sent anyway
+    return [exists.id]; // already queued: it will be sent anyway
   }
   return rows.map((r) => r.id);
 }

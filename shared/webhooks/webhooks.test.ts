@@ -310,7 +310,9 @@ describe('delivery', () => {
     expect(counts).toEqual([10, 800, 400]);
     const merged = r.received[1]?.data as { events: { eventId: string }[] };
     expect(merged.events.map((e) => e.eventId)).toEqual([...events('msg_a', 400), ...events('msg_b', 400)].map((e) => e.eventId));
-    expect(await statusOf('msg_b')).toBe('missing');
+    expect(await statusOf('msg_b')).toBe('MERGED'); // kept, so its source key still counts
+    // Replaying the merged message replays the one that carried its events, with that id.
+    expect(await replayMessages(db.sql, actor.org.id, { messageId: 'msg_b' })).toEqual(['msg_a']);
   });
 });
 

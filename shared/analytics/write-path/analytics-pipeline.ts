@@ -19,10 +19,18 @@ export interface AnalyticsPipelineOptions {
   /** Spools this process moves back into the store, one backfill worker each. */
   backfill: readonly EventSpool[];
   buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
-  /** Called with the events of every successful insert, from the buffer and the backfill (webhooks' analytics.events). */
-  onStored?: (events: EventBatch | readonly EventRecord[]) => void;
+  /** Takes the events of every successful insert, from the buffer and the backfill (webhooks' analytics.events). */
+  stored?: StoredEventsSink;
   /** The process's logger; the pipeline logs store and spool failures (one line per 5 s), drops and where it writes. */
   logger: Logger;
+}
+
+/** Where the events the store has taken go next, with the dedup token they were inserted under. */
+export interface StoredEventsSink {
+  /** After a write-buffer insert: never throws, never waits. */
+  stored(batch: EventBatch, token: string): void;
+  /** After a backfill insert, before the spool entry is acknowledged; never rejects. */
+  backfilled(records: readonly EventRecord[], token: string): Promise<void>;
 }
 
 export interface AnalyticsPipeline {
@@ -45,7 +53,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     lastLog = now;
     logger.warn({ err }, `${context} failed`);
   };
-  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill'), onStored: o.onStored }));
+  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill'), beforeAck: o.stored?.backfilled }));
   let dropsSinceLog = 0;
   let lastDropLog = 0;
   const sink = new EventWriteBuffer({
@@ -59,7 +67,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
       dropsSinceLog = 0;
     },
     store,
-    onStored: o.onStored,
+    onStored: o.stored?.stored,
     enricher: new HitEnricher(),
     spool,
     onSpooled: () => {
