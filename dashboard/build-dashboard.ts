@@ -4,6 +4,7 @@
 // answer carries a strict CSP (no inline script, no framing), nosniff and Referrer-Policy
 // same-origin. Route files register themselves in ROUTE_MODULES below.
 import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
@@ -25,6 +26,8 @@ import { registerIntegrationRoutes } from './routes/integration-routes.ts';
 import { registerLinkRoutes } from './routes/link-routes.ts';
 import { registerMemberRoutes } from './routes/member-routes.ts';
 import { registerOrgRoutes } from './routes/org-routes.ts';
+
+const isFolder = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -86,6 +89,9 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   await app.register(fastifyStatic, {
     root: deps.assetsDir,
     index: false,
+    // A folder (/assets, /assets/) is not a page: it goes to the not-found handler below, instead of
+    // the plugin's 403 reaching the error handler as a 500.
+    allowedPath: (path, root) => !isFolder(join(String(root), path)),
     cacheControl: false,
     setHeaders: (reply, path) => {
       reply.header('cache-control', path.includes(join('assets', '')) ? 'public, max-age=31536000, immutable' : 'no-cache');

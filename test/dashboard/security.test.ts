@@ -24,7 +24,7 @@ async function newUser(email: string, role: 'owner' | 'admin' | 'member' | 'view
 }
 
 describe('dashboard sessions and requests', () => {
-  it('the root (the URL npm start prints) and deep links answer the SPA page; unknown API paths 404 in the envelope', async () => {
+  it('the root (the URL npm start prints) and deep links answer the SPA page; unknown API paths and the assets folder 404 in the envelope', async () => {
     for (const path of ['/', '/links', '/webhooks?x=1']) {
       const r = await fetch(`${d.base}${path}`);
       expect([path, r.status, r.headers.get('content-type'), r.headers.get('cache-control')]).toEqual([path, 200, 'text/html; charset=utf-8', 'no-cache']);
@@ -33,6 +33,10 @@ describe('dashboard sessions and requests', () => {
     const missing = await fetch(`${d.base}/api/nope`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).errors[0].code).toBe('EN001');
+    for (const folder of ['/assets/', '/assets/?x=1']) {
+      const r = await fetch(`${d.base}${folder}`); // a folder of the build: 404 in the envelope (was the plugin's 403 as a 500)
+      expect([folder, r.status, (await r.json()).errors[0].code]).toEqual([folder, 404, 'EN001']);
+    }
   });
 
   it('requests node:http refuses are answered in the envelope and read, not reset (431, 400)', async () => {
