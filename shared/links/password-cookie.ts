@@ -3,13 +3,17 @@
 // password's hash, base64url>`, keyed by the service's own secret (service_secrets), so it cannot
 // be forged, moved to another link, or kept past a password change. It is HttpOnly, SameSite=Lax,
 // Secure under https, and scoped to the link's path. Anything else in the Cookie header (malformed,
-// expired, another link's) simply does not count: the visitor is asked for the password.
+// expired, another link's) simply does not count: the visitor is asked for the password. A cookie
+// value once verified is remembered (bounded LRU) with the password hash it was verified against,
+// so a returning visitor costs a map lookup, not an HMAC; a password change or expiry still ends it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Sql } from '../db/sql.ts';
 
 export const PASSWORD_COOKIE = 'sl_pw';
 export const PASSWORD_COOKIE_SECONDS = 24 * 3600;
 const MAX_COOKIES_CHECKED = 8;
+const VERIFIED_REMEMBERED = 10_000;
 
 export async function loadPasswordCookieSecret(sql: Sql): Promise<string> {
   const [row] = await sql<{ value: string }[]>`select value from service_secrets where name = 'link_password_cookie'`;
@@ -25,6 +29,8 @@ interface Protected {
 
 export class PasswordCookies {
   readonly #secret: string;
+  /** Cookie value → the link and password hash it proved, and when it expires (epoch seconds). */
+  readonly #verified = new LRUCache<string, { linkId: string; hash: string; expires: number }>({ max: VERIFIED_REMEMBERED });
 
   constructor(secret: string) {
     this.#secret = secret;
@@ -59,6 +65,8 @@ export class PasswordCookies {
   }
 
   #valid(link: Protected, value: string, nowMs: number): boolean {
+    const known = this.#verified.get(value);
+    if (known !== undefined) return known.linkId === link.id && known.hash === link.passwordHash && known.expires > nowMs / 1000;
     const parts = value.split('.');
     if (parts.length !== 3 || parts[0] !== link.id) return false;
     const expires = Number(parts[1]);
@@ -66,6 +74,8 @@ export class PasswordCookies {
     if (!Number.isSafeInteger(expires) || expires <= now || expires > now + PASSWORD_COOKIE_SECONDS + 60) return false;
     const given = Buffer.from(parts[2] ?? '', 'base64url');
     const wanted = this.#mac(link, expires);
-    return given.length === wanted.length && timingSafeEqual(given, wanted);
+    const ok = given.length === wanted.length && timingSafeEqual(given, wanted);
+    if (ok) this.#verified.set(value, { linkId: link.id, hash: link.passwordHash ?? '', expires });
+    return ok;
   }
 }
