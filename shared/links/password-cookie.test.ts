@@ -8,12 +8,12 @@ const link = { id: '0b7c2f4e-1111-4a2b-9c3d-000000000001', shortCode: 'locked1',
 const other = { ...link, id: '0b7c2f4e-1111-4a2b-9c3d-000000000002', shortCode: 'locked2' };
 const now = Date.parse('2026-11-24T12:00:00Z');
 
-const valueOf = (setCookie: string): string => setCookie.slice(PASSWORD_COOKIE.length + 1, setCookie.indexOf(';'));
+const cookieValue = (setCookie: string): string => setCookie.slice(PASSWORD_COOKIE.length + 1, setCookie.indexOf(';'));
 
 describe('PasswordCookies', () => {
   it('verifies its own cookie again and again, and stops at expiry, at a password change, and for another link', () => {
     const cookies = new PasswordCookies('service-secret');
-    const value = valueOf(cookies.setCookie(link, now, false));
+    const value = cookieValue(cookies.setCookie(link, now, false));
     const header = `theme=dark; ${PASSWORD_COOKIE}=${value}`;
     for (let i = 0; i < 3; i++) expect(cookies.verify(link, header, now + i * 1000)).toBe(true); // the first verifies, the rest are remembered
     expect(cookies.verify(link, header, now + PASSWORD_COOKIE_SECONDS * 1000 + 1000)).toBe(false);
@@ -24,7 +24,7 @@ describe('PasswordCookies', () => {
 
   it('refuses a forged or altered value, before and after the real one was remembered', () => {
     const cookies = new PasswordCookies('service-secret');
-    const value = valueOf(cookies.setCookie(link, now, false));
+    const value = cookieValue(cookies.setCookie(link, now, false));
     const [id, expires, mac] = value.split('.') as [string, string, string];
     const forged = [
       `${id}.${expires}.${mac.slice(0, -2)}AA`,

@@ -140,14 +140,19 @@ export interface WrkResult {
   timeout: number;
 }
 
-/** wrk against one URL for `seconds`, counting every response; loopback only, bounded in time. */
-export function runWrk(url: string, seconds: number, connections = 16): Promise<WrkResult> {
+/**
+ * wrk against one URL for `seconds`, counting every response; loopback only, bounded in time.
+ * With `delayMs`, each connection waits that long between requests (at most connections × 1000 /
+ * delayMs requests a second).
+ */
+export function runWrk(url: string, seconds: number, connections = 16, delayMs?: number): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      'wrk',
-      ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '5s', '-H', 'Host: sho.rt', '-s', join(import.meta.dirname, 'count.lua'), url],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const counter = join(import.meta.dirname, 'count.lua');
+    const script = delayMs === undefined ? counter : join(import.meta.dirname, 'paced.lua');
+    const child = spawn('wrk', ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '5s', '-H', 'Host: sho.rt', '-s', script, url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, WRK_COUNT_LUA: counter, WRK_DELAY_MS: String(delayMs ?? 0) },
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.stderr.on('data', (d) => (out += String(d)));

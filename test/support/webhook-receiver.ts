@@ -8,6 +8,8 @@ import { Webhook } from 'standardwebhooks';
 
 export interface Received {
   id: string;
+  /** The request's path (an endpoint URL per scenario tells them apart). */
+  path: string;
   type: string;
   body: string;
   data: unknown;
@@ -72,7 +74,7 @@ export async function startWebhookReceiver(secrets: string[] = [], port = 0): Pr
       }
       if (verifiedBy.length === 0) receiver.unverified.push({ id, error: lastError });
       const parsed = JSON.parse(body) as { type: string; data: unknown };
-      const r: Received = { id, type: parsed.type, body, data: parsed.data, verifiedBy, at: Date.now() };
+      const r: Received = { id, path: req.url ?? '', type: parsed.type, body, data: parsed.data, verifiedBy, at: Date.now() };
       receiver.received.push(r);
       void receiver.answer(req, res, r);
     });
