@@ -193,7 +193,7 @@ describe('webhooks under faults: every event and change delivered, exactly once 
     report.push(
       `${s.name}: ${note}; events stored ${ids.length}, delivered ${d.events} in ${d.messages} messages (${d.distinctIds} webhook-ids), ` +
         `distinct events by webhook-id ${d.eventCounts.size} (missing ${missing}, twice ${twice}); link changes made ${s.changes.length}, ` +
-        `delivered ${d.changes.length}; unverified signatures ${d.unverified}; everything arrived ${Math.round((Date.now() - started) / 1000)} s after the fault ended`,
+        `delivered ${d.changes.length}; unverified signatures ${d.unverified}; everything had arrived ${Math.round((Date.now() - started) / 1000)} s after the load ended`,
     );
     expect(d.unverified).toBe(0);
     expect(missing).toBe(0);
