@@ -81,6 +81,7 @@ metrics.watchPipeline(pipeline);
 const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
 const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
 metrics.watchWebhooks(webhooks);
+metrics.watchAnalyticsFeed(analyticsFeed);
 onStartupFailure(pipeline.close);
 
 // Before the API and the redirector: once they answer, everything is up.

@@ -33,6 +33,7 @@ const analytics = await startOrExit(() => backends.analytics(), say);
 const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
 const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), stored: analyticsFeed, logger });
 metrics.watchPipeline(pipeline);
+metrics.watchAnalyticsFeed(analyticsFeed);
 const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
 const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
 metrics.watchWebhooks(webhooks);

@@ -135,6 +135,7 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
   const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger });
   const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], stored: analyticsFeed, logger });
   metrics.watchPipeline(pipeline);
+  metrics.watchAnalyticsFeed(analyticsFeed);
   answerMetricsCollections(() => metrics.registry.getMetricsAsJSON());
   const server = await startOrExit(
     async () =>
