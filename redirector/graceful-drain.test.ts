@@ -2,17 +2,14 @@
 // answers every request it already received (a slow one included) with its connection closed
 // after the answer, answers requests arriving on open keep-alive connections the same way,
 // closes idle connections, and resolves only then.
-import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
-import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
-import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
-import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { seedLink, seedOrg } from '../test/support/seed.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
 import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { memoryRedirectorPorts } from '../test/support/redirector-ports.ts';
 
 /** One keep-alive connection: send a request, read one response (status, headers) at a time. */
 class RawConnection {
@@ -78,11 +75,7 @@ beforeAll(async () => {
   server = await createRedirectorServer({
     sql: db.sql,
     bus: new MemoryInvalidationBus(),
-    cacheTier: null,
-    clickCounter: new MemoryClickCounterStore(),
-    linkClicks: new MemoryLinkClickCounter(),
-    rateLimiter: new MemoryRateLimiter(),
-    usageStore: new PostgresUsageStore(db.sql),
+    ...memoryRedirectorPorts(db.sql),
     hitSink: sink,
     config: {
       REDIRECT_HOST: '127.0.0.1',

@@ -2,8 +2,6 @@
 // (found by its label, axe-clean), a wrong password explained next to the field, the right one
 // taking them to the destination with an HttpOnly cookie scoped to that link's path, so the next
 // visit goes straight through and another protected link still asks.
-import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
-import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,11 +9,10 @@ import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
 import { saveLink, type Actor, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import { createOrganization } from '../shared/orgs/org-repository.ts';
-import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
-import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { axeViolations, hasChromium, launchBrowser, newPage } from '../test/support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
 import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { memoryRedirectorPorts } from '../test/support/redirector-ports.ts';
 
 describe.skipIf(!hasChromium)('a password-protected link in Chromium', () => {
   let db: TestDatabase;
@@ -36,11 +33,7 @@ describe.skipIf(!hasChromium)('a password-protected link in Chromium', () => {
     server = await createRedirectorServer({
       sql: db.sql,
       bus,
-      cacheTier: null,
-      clickCounter: new MemoryClickCounterStore(),
-      linkClicks: new MemoryLinkClickCounter(),
-      rateLimiter: new MemoryRateLimiter(),
-      usageStore: new PostgresUsageStore(db.sql),
+      ...memoryRedirectorPorts(db.sql),
       hitSink: new MemoryHitSink(),
       config: {
         REDIRECT_HOST: '127.0.0.1',

@@ -6,7 +6,6 @@
 // next to the field (JSON clients: 401 SML011). A link that has no password, or whose answer
 // comes before the password (archived, expired…), is sent to its own path with 303, where a GET
 // gets that answer.
-import type uWS from 'uWebSockets.js';
 import { verifyPassword } from '../shared/accounts/passwords.ts';
 import { errorEnvelope } from '../shared/errors/app-error.ts';
 import { passwordRequired, rateLimited, validationFailed } from '../shared/errors/domain-errors.ts';

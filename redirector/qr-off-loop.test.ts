@@ -2,18 +2,15 @@
 // redirector's event loop free (they are drawn in a worker thread), so redirects served during the
 // burst stay fast; HEAD answers without drawing; drawings are rate-limited per client address with
 // 429 SML005 and Retry-After, while cached images stay free.
-import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
-import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
-import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
-import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { send } from '../test/support/http-request.ts';
 import { seedLink, seedOrg } from '../test/support/seed.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
 import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
+import { memoryRedirectorPorts } from '../test/support/redirector-ports.ts';
 
 const BURST = 60;
 const RENDERS_PER_MINUTE = BURST + 10;
@@ -29,11 +26,7 @@ beforeAll(async () => {
   server = await createRedirectorServer({
     sql: db.sql,
     bus,
-    cacheTier: null,
-    clickCounter: new MemoryClickCounterStore(),
-    linkClicks: new MemoryLinkClickCounter(),
-    rateLimiter: new MemoryRateLimiter(),
-    usageStore: new PostgresUsageStore(db.sql),
+    ...memoryRedirectorPorts(db.sql),
     hitSink: new MemoryHitSink(),
     config: {
       REDIRECT_HOST: '127.0.0.1',

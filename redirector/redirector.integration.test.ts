@@ -4,8 +4,6 @@
 // (headers read, bodies and headers written, HEAD, routing), caching and invalidation, client
 // aborts, and the quota protocol across requests. Writes are announced on the bus the way the API and the
 // admin CLI do: bus.publish() after the SQL committed.
-import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
-import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { connect } from 'node:net';
 import { Registry } from 'prom-client';
 import QRCode from 'qrcode';
@@ -14,8 +12,6 @@ import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts'
 import { createTestDatabase, type TestDatabase } from '../test/support/servers.ts';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import { createRedirectorServer, type RedirectorServer } from './create-redirector.ts';
-import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
-import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { send, until } from '../test/support/http-request.ts';
 import { bigHeaderRequest, headerFlood, rawRequest } from '../test/support/refused-requests.ts';
 import { LINGER_MS } from '../shared/net/lingering-close.ts';
@@ -23,6 +19,7 @@ import { seedApp, seedDomain, seedLink, seedOrg } from '../test/support/seed.ts'
 import { OutboxRelay } from '../shared/bus/outbox-relay.ts';
 import { addDomain } from '../shared/domains/domain-repository.ts';
 import { getOrganization } from '../shared/orgs/org-repository.ts';
+import { memoryRedirectorPorts } from '../test/support/redirector-ports.ts';
 
 const DEFAULT_HOST = 'sho.rt';
 const BROWSER = {
@@ -48,11 +45,7 @@ beforeAll(async () => {
   server = await createRedirectorServer({
     sql: db.sql,
     bus,
-    cacheTier: null,
-    clickCounter: new MemoryClickCounterStore(),
-    linkClicks: new MemoryLinkClickCounter(),
-    rateLimiter: new MemoryRateLimiter(),
-    usageStore: new PostgresUsageStore(db.sql),
+    ...memoryRedirectorPorts(db.sql),
     hitSink: sink,
     metricsRegistry: registry,
     usageFlushIntervalMs: 100,
@@ -624,11 +617,7 @@ describe('custom-domain directory', () => {
     counted = await createRedirectorServer({
       sql: countingSql,
       bus,
-      cacheTier: null,
-      clickCounter: new MemoryClickCounterStore(),
-      linkClicks: new MemoryLinkClickCounter(),
-      rateLimiter: new MemoryRateLimiter(),
-      usageStore: new PostgresUsageStore(db.sql),
+      ...memoryRedirectorPorts(db.sql),
       hitSink: new MemoryHitSink(),
       config: {
         REDIRECT_HOST: '127.0.0.1',
@@ -689,11 +678,7 @@ describe('trusted proxies', () => {
       const s = await createRedirectorServer({
         sql: db.sql,
         bus,
-        cacheTier: null,
-        clickCounter: new MemoryClickCounterStore(),
-        linkClicks: new MemoryLinkClickCounter(),
-        rateLimiter: new MemoryRateLimiter(),
-        usageStore: new PostgresUsageStore(db.sql),
+        ...memoryRedirectorPorts(db.sql),
         hitSink: hits,
         config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 1_000, TRUST_PROXY: trust, DEFAULT_SHORT_DOMAIN: DEFAULT_HOST },
       });

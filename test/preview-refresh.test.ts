@@ -1,15 +1,11 @@
 // Invariant: the background refresh is tested end to end: a real local destination server, a
 // migrated test database, the outbox relay, and a redirector whose cache must pick the new
 // preview up through the link invalidations the refresh queues.
-import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
-import { MemoryRateLimiter } from '../shared/limits/memory-rate-limiter.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedirectorServer, type RedirectorServer } from '../redirector/create-redirector.ts';
-import { MemoryClickCounterStore } from '../shared/quotas/memory-click-counter-store.ts';
-import { PostgresUsageStore } from '../shared/quotas/usage-store.ts';
 import { MemoryHitSink } from '../shared/analytics/events/memory-hit-sink.ts';
 import type { Invalidation } from '../shared/bus/invalidation-bus.ts';
 import { MemoryInvalidationBus } from '../shared/bus/memory-invalidation-bus.ts';
@@ -19,6 +15,7 @@ import { refreshDestinationPreview } from '../shared/previews/refresh-destinatio
 import { send, until } from './support/http-request.ts';
 import { seedLink, seedOrg } from './support/seed.ts';
 import { createTestDatabase, type TestDatabase } from './support/servers.ts';
+import { memoryRedirectorPorts } from './support/redirector-ports.ts';
 
 let db: TestDatabase;
 let bus: MemoryInvalidationBus;
@@ -45,11 +42,7 @@ beforeAll(async () => {
   redirector = await createRedirectorServer({
     sql: db.sql,
     bus,
-    cacheTier: null,
-    clickCounter: new MemoryClickCounterStore(),
-    linkClicks: new MemoryLinkClickCounter(),
-    rateLimiter: new MemoryRateLimiter(),
-    usageStore: new PostgresUsageStore(db.sql),
+    ...memoryRedirectorPorts(db.sql),
     hitSink: new MemoryHitSink(),
     config: { REDIRECT_HOST: '127.0.0.1', REDIRECT_PORT: 0, LINK_CACHE_ENTRIES: 100, TRUST_PROXY: { kind: 'hops', hops: 0 }, DEFAULT_SHORT_DOMAIN: 'sho.rt' },
   });
