@@ -4,7 +4,11 @@
 // deadline (LEASE_MS > DELIVERY_TIMEOUT_MS), so a second worker can take a message only once
 // its first worker is gone (killed: the lease runs out and the message is sent again with the
 // same webhook-id: at least once). analytics.events messages are claimed one per endpoint per
-// second (next_analytics_at), never-sent ones merged up to 1,000 events first. Outcomes: 2xx delivered; 410 disables the endpoint and drops its
+// second (next_analytics_at), and only while none of that endpoint's is in flight; never-sent
+// ones are merged up to 1,000 events first. A started worker keeps up to batchSize attempts in
+// flight, claiming as slots free (a slow receiver holds its own slots only), and at most
+// PER_ENDPOINT_IN_FLIGHT of one endpoint's other messages are leased at once, across workers, so
+// one slow or hanging endpoint cannot take every slot. Outcomes: 2xx delivered; 410 disables the endpoint and drops its
 // pending messages; anything else (3xx included, no answer included) is retried after
 // RETRY_SCHEDULE_MS[failures - 1], or after Retry-After on a 429/503, and is FAILED once the
 // schedule is spent. Every attempt is logged; attempts and finished messages older than
@@ -28,6 +32,10 @@ const ANALYTICS_INTERVAL_MS = 1_000;
 const COUNT_INTERVAL_MS = 5_000;
 /** Never-sent analytics.events messages looked at for merging into one. */
 const MERGE_CANDIDATES = 200;
+/** An endpoint's non-analytics messages leased at once, all workers together. */
+export const PER_ENDPOINT_IN_FLIGHT = 4;
+/** Due messages looked at per claimed slot when choosing under the per-endpoint bound. */
+const CANDIDATES_PER_SLOT = 8;
 
 export interface DeliveryWorkerOptions {
   sql: Sql;
@@ -79,8 +87,14 @@ export class DeliveryWorker {
   readonly #log: Logger;
   readonly #m: DeliveryMetrics = { delivered: 0, failedAttempts: 0, failed: 0, retried: 0, pending: 0, endpointsFailingForAnHour: 0 };
   #timer: NodeJS.Timeout | null = null;
-  #round: Promise<number> | null = null;
+  /** The claim in progress (start()'s loop). */
+  #filling: Promise<void> | null = null;
+  /** Attempts in flight (start()'s loop), each removed when its outcome is recorded. */
+  readonly #sending = new Set<Promise<void>>();
   #stopped = false;
+  /** Claims again now, unless a claim is under way (start() sets it). */
+  #wake: () => void = () => undefined;
+  #wokenWhileFilling = false;
   #lastPrune = 0;
   #lastCount = 0;
   /** Called with each delivered message's lag from its creation (or replay) to its receipt, in seconds. */
@@ -102,33 +116,80 @@ export class DeliveryWorker {
     return { ...this.#m };
   }
 
+  /** Sends continuously: claims into free slots, again at once while it finds work, else every pollIntervalMs. */
   start(): void {
     this.#stopped = false;
     const tick = (): void => {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = null;
       if (this.#stopped) return;
-      this.#round = this.runOnce().catch((err: unknown) => {
-        this.#log.warn({ err }, 'webhook delivery round failed');
-        return 0;
-      });
-      void this.#round.then((n) => {
-        if (this.#stopped) return;
-        this.#timer = setTimeout(tick, n > 0 ? 0 : this.#o.pollIntervalMs);
-      });
+      this.#filling = this.#fill().then(
+        (claimed) => {
+          this.#filling = null;
+          if (this.#stopped) return;
+          const full = this.#sending.size >= this.#o.batchSize;
+          const again = (claimed > 0 || this.#wokenWhileFilling) && !full;
+          this.#wokenWhileFilling = false;
+          this.#timer = setTimeout(tick, again ? 0 : this.#o.pollIntervalMs);
+        },
+        (err: unknown) => {
+          this.#filling = null;
+          this.#log.warn({ err }, 'webhook delivery round failed');
+          if (!this.#stopped) this.#timer = setTimeout(tick, this.#o.pollIntervalMs);
+        },
+      );
+    };
+    this.#wake = () => {
+      if (this.#stopped) return;
+      if (this.#filling === null) tick();
+      else this.#wokenWhileFilling = true;
     };
     tick();
   }
 
-  /** Stops claiming; waits for the round in flight (its attempts are bounded by their timeout). */
+  /** Stops claiming; waits for the attempts in flight (each bounded by its timeout). */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#round;
+    await this.#filling;
+    await Promise.all(this.#sending);
   }
 
-  /** One round: claims due messages, sends them, records the outcomes. Returns how many were sent. */
+  /** Claims into the free slots and starts those attempts without waiting for them. */
+  async #fill(): Promise<number> {
+    const free = this.#o.batchSize - this.#sending.size;
+    if (free > 0) {
+      const claimed = await this.#claimSome(free);
+      for (const m of claimed) {
+        const attempt: Promise<void> = this.#deliver(m)
+          .catch((err: unknown) => this.#log.warn({ err, webhookId: m.id }, 'recording a webhook attempt failed'))
+          .finally(() => {
+            this.#sending.delete(attempt);
+            this.#wake(); // a slot is free, and the endpoint may have its next message due
+          });
+        this.#sending.add(attempt);
+      }
+      await this.#housekeeping();
+      return claimed.length;
+    }
+    await this.#housekeeping();
+    return 0;
+  }
+
+  async #claimSome(limit: number): Promise<Claimed[]> {
+    const others = await this.#claim(limit);
+    return limit > others.length ? [...others, ...(await this.#claimAnalytics(limit - others.length))] : others;
+  }
+
+  /** One round (tests): claims due messages, sends them, records the outcomes. Returns how many were sent. */
   async runOnce(): Promise<number> {
-    const claimed = [...(await this.#claim()), ...(await this.#claimAnalytics())];
+    const claimed = await this.#claimSome(this.#o.batchSize);
     await Promise.all(claimed.map((m) => this.#deliver(m)));
+    await this.#housekeeping();
+    return claimed.length;
+  }
+
+  async #housekeeping(): Promise<void> {
     if (Date.now() - this.#lastPrune > 3600_000) {
       this.#lastPrune = Date.now();
       await this.prune();
@@ -137,17 +198,29 @@ export class DeliveryWorker {
       this.#lastCount = Date.now();
       await this.count();
     }
-    return claimed.length;
   }
 
-  async #claim(): Promise<Claimed[]> {
+  /**
+   * Leases up to `limit` due messages (not analytics.events), at most PER_ENDPOINT_IN_FLIGHT of an
+   * endpoint's counting those already leased, chosen among the first due ones.
+   */
+  async #claim(limit: number): Promise<Claimed[]> {
     const { sql } = this.#o;
     return sql<Claimed[]>`
-      with due as (
-        select m.id from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id
+      with head as (
+        select m.id, m.endpoint_id, m.next_attempt_at from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id
         where m.status = 'PENDING' and m.next_attempt_at <= now() and (m.lease_until is null or m.lease_until < now())
           and e.enabled and e.removed_at is null and m.type <> 'analytics.events'
-        order by m.next_attempt_at limit ${this.#o.batchSize}
+        order by m.next_attempt_at limit ${limit * CANDIDATES_PER_SLOT}
+      ), ranked as (
+        select h.id, h.next_attempt_at,
+          row_number() over (partition by h.endpoint_id order by h.next_attempt_at, h.id)
+            + (select count(*) from webhook_messages l where l.endpoint_id = h.endpoint_id and l.lease_until > now()) as nth
+        from head h
+      ), due as (
+        select m.id from webhook_messages m join ranked r on r.id = m.id
+        where r.nth <= ${PER_ENDPOINT_IN_FLIGHT} and m.status = 'PENDING' and (m.lease_until is null or m.lease_until < now())
+        order by r.next_attempt_at limit ${limit}
         for update of m skip locked
       ), leased as (
         update webhook_messages m set lease_owner = ${this.owner}, lease_until = now() + ${`${this.#o.leaseMs} milliseconds`}::interval
@@ -157,15 +230,16 @@ export class DeliveryWorker {
       select ${sql.unsafe(CLAIMED_COLUMNS)} from leased m join webhook_endpoints e on e.id = m.endpoint_id`;
   }
 
-  /** One analytics.events message per endpoint whose second has come. */
-  async #claimAnalytics(): Promise<Claimed[]> {
+  /** One analytics.events message per endpoint whose second has come and that has none in flight. */
+  async #claimAnalytics(limit: number): Promise<Claimed[]> {
     return this.#o.sql.begin(async (tx) => {
       const endpoints = await tx<{ id: string }[]>`
         select e.id from webhook_endpoints e
         where e.enabled and e.removed_at is null and e.next_analytics_at <= now()
           and exists (select 1 from webhook_messages m where m.endpoint_id = e.id and m.type = 'analytics.events' and m.status = 'PENDING'
                       and m.next_attempt_at <= now() and (m.lease_until is null or m.lease_until < now()))
-        limit ${this.#o.batchSize}
+          and not exists (select 1 from webhook_messages l where l.endpoint_id = e.id and l.type = 'analytics.events' and l.lease_until > now())
+        limit ${limit}
         for update of e skip locked`;
       const out: Claimed[] = [];
       for (const { id } of endpoints) {

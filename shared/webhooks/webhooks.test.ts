@@ -12,7 +12,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../test/support/w
 import { addDomainToVerify, recordCheck } from '../domains/domain-verification.ts';
 import { saveLink, type Actor, type LinkServiceDeps } from '../links/save-link.ts';
 import { createOrganization } from '../orgs/org-repository.ts';
-import { DeliveryWorker } from './delivery-worker.ts';
+import { DeliveryWorker, PER_ENDPOINT_IN_FLIGHT } from './delivery-worker.ts';
 import {
   addEndpoint,
   listAttempts,
@@ -59,6 +59,15 @@ async function until(w: DeliveryWorker, done: () => boolean | Promise<boolean>):
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error('condition not reached in 10 s');
     if ((await w.runOnce()) === 0) await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+/** Polls `done` every 20 ms for up to 10 s. */
+async function waitFor(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in 10 s');
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -284,6 +293,35 @@ describe('delivery', () => {
     expect(r.maxInFlight).toBe(1);
     expect(a.metrics().delivered).toBeGreaterThan(0);
     expect(b.metrics().delivered).toBeGreaterThan(0);
+  });
+
+  it('a hanging endpoint holds its own few slots only: another endpoint is served meanwhile, and at most 4 of its attempts are open', async () => {
+    const actor = await actorOf('wh-hanging');
+    const hanging = await receiver();
+    let openNow = 0;
+    let maxOpen = 0;
+    hanging.answer = (_req, res) => {
+      openNow++;
+      maxOpen = Math.max(maxOpen, openNow);
+      res.on('close', () => openNow--); // never answered: closed by the worker's timeout
+    };
+    const fast = await receiver();
+    const slow = await addEndpoint(db.sql, open, actor.org.id, { url: hanging.url, eventTypes: ['link.created'] });
+    for (let i = 0; i < 12; i++) await sendTestEvent(db.sql, actor.org.id, slow.endpoint.id);
+    const w = worker({ batchSize: 8, timeoutMs: 3_000, pollIntervalMs: 50 });
+    w.start();
+    await waitFor(() => openNow === PER_ENDPOINT_IN_FLIGHT);
+    const other = await actorOf('wh-hanging-other');
+    const quick = await addEndpoint(db.sql, open, other.org.id, { url: fast.url, eventTypes: ['link.created'] });
+    const queued = Date.now();
+    for (let i = 0; i < 6; i++) await sendTestEvent(db.sql, other.org.id, quick.endpoint.id);
+    await waitFor(() => fast.ids().size === 6);
+    const servedMs = Date.now() - queued;
+    await w.stop();
+    await db.sql`update webhook_endpoints set enabled = false where id = ${slow.endpoint.id}`; // its 8 waiting messages stay out of later tests
+    expect(servedMs).toBeLessThan(1_500); // not behind the hanging attempts' 3 s timeout
+    expect(maxOpen).toBe(PER_ENDPOINT_IN_FLIGHT);
+    expect(hanging.ids().size).toBe(PER_ENDPOINT_IN_FLIGHT); // the others wait their turn, not a slot each
   });
 
   it('sends analytics.events at most once a second per endpoint, never-sent messages merged up to 1,000 events', async () => {
