@@ -279,8 +279,9 @@ describe('delivery', () => {
     const actor = await actorOf('wh-two');
     const r = await receiver();
     r.answer = (_req, res) => void setTimeout(() => res.writeHead(200).end(), 20);
-    await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['link.created'] });
-    for (let i = 0; i < 60; i++) await saveLink(deps(), actor, { url: `https://e.example/t${i}` });
+    // Four endpoints (each takes 4 attempts at once), so both workers' 8 slots have work.
+    for (let e = 0; e < 4; e++) await addEndpoint(db.sql, open, actor.org.id, { url: `${r.url}?e=${e}`, eventTypes: ['link.created'] });
+    for (let i = 0; i < 15; i++) await saveLink(deps(), actor, { url: `https://e.example/t${i}` });
     const a = worker({ batchSize: 8 });
     const b = worker({ batchSize: 8 });
     a.start();

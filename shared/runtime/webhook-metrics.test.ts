@@ -8,10 +8,10 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/server
 import { startWebhookReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.ts';
 import { eventRecords, isoMicros } from '../analytics/events/analytics-fixtures.ts';
 import { createOrganization } from '../orgs/org-repository.ts';
-import { createProcessMetrics } from '../runtime/prometheus-metrics.ts';
-import { AnalyticsWebhookFeed } from './analytics-feed.ts';
-import { DeliveryWorker } from './delivery-worker.ts';
-import { addEndpoint, sendTestEvent } from './webhook-repository.ts';
+import { createProcessMetrics } from './prometheus-metrics.ts';
+import { AnalyticsWebhookFeed } from '../webhooks/analytics-feed.ts';
+import { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import { addEndpoint, sendTestEvent } from '../webhooks/webhook-repository.ts';
 
 let db: TestDatabase;
 let receiver: WebhookReceiver;
