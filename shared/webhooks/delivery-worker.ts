@@ -255,14 +255,16 @@ export class DeliveryWorker {
 
   /**
    * The endpoint's next analytics.events message, leased. Messages never sent yet (no attempt, no
-   * replay: their ids were never seen) are merged into the oldest of them, up to
+   * replay, never leased: their ids were never seen; a worker killed mid-send leaves its lease
+   * owner behind, and the receiver may hold that message already) are merged into the oldest of them, up to
    * MAX_EVENTS_PER_MESSAGE events (the others are kept as MERGED, naming the oldest, so their
    * source keys still stop a batch handed over again), so an endpoint that receives one message a second still
    * receives up to that many events a second however many batches made them.
    */
   async #claimOneAnalytics(tx: Tx, endpointId: string): Promise<Claimed[]> {
     const due = await tx<{ id: string; body: string; event_count: number; fresh: boolean }[]>`
-      select m.id, m.body, m.event_count, (m.failures = 0 and m.replayed_at is null and m.last_attempt_at is null) as fresh
+      select m.id, m.body, m.event_count,
+        (m.failures = 0 and m.replayed_at is null and m.last_attempt_at is null and m.lease_owner is null) as fresh
       from webhook_messages m
       where m.endpoint_id = ${endpointId} and m.type = 'analytics.events' and m.status = 'PENDING'
         and m.next_attempt_at <= now() and (m.lease_until is null or m.lease_until < now())

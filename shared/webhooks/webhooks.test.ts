@@ -325,6 +325,32 @@ describe('delivery', () => {
     expect(hanging.ids().size).toBe(PER_ENDPOINT_IN_FLIGHT); // the others wait their turn, not a slot each
   });
 
+  it('never merges into or from a message a killed worker had leased: its receiver may hold it already, under its id', async () => {
+    const actor = await actorOf('wh-analytics-killed');
+    const r = await receiver();
+    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['analytics.events'] });
+    const queue = async (id: string, n: number) => {
+      const body = JSON.stringify({
+        type: 'analytics.events',
+        timestamp: '2026-11-24T00:00:00.000Z',
+        data: { events: Array.from({ length: n }, (_, i) => ({ eventId: `${id}-${i}` })) },
+      });
+      await db.sql`insert into webhook_messages (id, endpoint_id, org_id, type, body, event_count) values (${id}, ${endpoint.id}, ${actor.org.id}, 'analytics.events', ${body}, ${n})`;
+      await new Promise((res) => setTimeout(res, 5));
+    };
+    await queue('msg_killed', 300);
+    await queue('msg_next', 200);
+    await queue('msg_last', 200);
+    // A worker leased msg_killed, sent it and was killed before recording the outcome; its lease ran out.
+    await db.sql`update webhook_messages set lease_owner = 'worker-dead', lease_until = now() - interval '1 second' where id = 'msg_killed'`;
+    const w = worker();
+    await until(w, () => r.received.length === 2);
+    expect(r.received.map((x) => [x.id, (x.data as { events: unknown[] }).events.length])).toEqual([
+      ['msg_killed', 300], // as it was first sent: the receiver deduplicating on its id loses nothing
+      ['msg_next', 400], // the never-sent ones merged
+    ]);
+  });
+
   it('sends analytics.events at most once a second per endpoint, never-sent messages merged up to 1,000 events', async () => {
     const actor = await actorOf('wh-analytics-rate');
     const r = await receiver();
