@@ -18,7 +18,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Sql, Tx } from '../db/sql.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { MAX_EVENTS_PER_MESSAGE } from './analytics-feed.ts';
-import { messageBody } from './webhook-events.ts';
+import { mergeAnalyticsBodies } from './webhook-events.ts';
 import { openSecret } from './webhook-secret.ts';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './webhook-sender.ts';
 
@@ -282,11 +282,11 @@ export class DeliveryWorker {
       }
     }
     if (merged.length > 1) {
-      const events = merged.flatMap((m) => (JSON.parse(m.body) as { data: { events: unknown[] } }).data.events);
-      const first = JSON.parse(head.body) as { timestamp: string };
-      const body = messageBody('analytics.events', { events }, new Date(first.timestamp));
-      await tx`update webhook_messages set body = ${body}, event_count = ${events.length} where id = ${head.id}`;
-      await tx`update webhook_messages set status = 'MERGED', merged_into = ${head.id} where id in ${tx(merged.slice(1).map((m) => m.id))}`;
+      const body = mergeAnalyticsBodies(merged.map((m) => m.body));
+      const count = merged.reduce((n, m) => n + m.event_count, 0);
+      await tx`update webhook_messages set body = ${body}, event_count = ${count} where id = ${head.id}`;
+      // Their events travel in the head now: the body is not kept twice.
+      await tx`update webhook_messages set status = 'MERGED', merged_into = ${head.id}, body = '' where id in ${tx(merged.slice(1).map((m) => m.id))}`;
     }
     return tx<Claimed[]>`
       with leased as (
