@@ -26,6 +26,7 @@ import { hashPassword } from '../shared/accounts/passwords.ts';
 import { loadPasswordCookieSecret, PasswordCookies } from '../shared/links/password-cookie.ts';
 import { freePort } from '../shared/net/free-port.ts';
 import { progressLine } from '../shared/process/progress-line.ts';
+import { deleteRedisPrefix } from '../test/support/servers.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LINKS = 100_000;
@@ -36,14 +37,14 @@ const WARMUP_SECONDS = 2;
 const WRK_PAIRS = 4;
 const AUTOCANNON_PAIRS = 2;
 const DEADLINE_MS = 11 * 60_000;
-const HOST = 'sho.rt';
+export const HOST = 'sho.rt';
 /**
  * The fixed-load production row: every connection waits 3 ms before each request (64 connections:
  * ≈ 15–20k requests/s with wrk's millisecond timer), well below what either server answers, so
  * CPU per request and latency compare at the same load rather than at each one's saturation.
  */
 const FIXED_LOAD_DELAY_MS = 3;
-const REDIS_URL = 'redis://127.0.0.1:6379';
+export const REDIS_URL = 'redis://127.0.0.1:6379';
 
 type Tool = 'wrk' | 'autocannon';
 type Target = 'bare' | 'redirector';
@@ -82,12 +83,19 @@ const log = (m: string): void => {
   process.stderr.write(`[bench] ${m}\n`);
 };
 const children: ChildProcess[] = [];
+
+/** Stops every process the bench started (SIGTERM, then SIGKILL after 300 ms). */
+export async function stopChildren(): Promise<void> {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
 let haveWrk = false;
 const cores = availableParallelism();
 const haveTaskset = spawnSync('which', ['taskset']).status === 0;
-const pin = (core: number, cmd: string[]): string[] => (haveTaskset && cores >= 2 ? ['taskset', '-c', String(core), ...cmd] : cmd);
+const pin = (core: number | null, cmd: string[]): string[] => (core !== null && haveTaskset && cores >= 2 ? ['taskset', '-c', String(core), ...cmd] : cmd);
 const SERVER_CORE = 0;
-const LOAD_CORE = 1;
+export const LOAD_CORE = 1;
 
 interface Server {
   port: number;
@@ -100,7 +108,7 @@ interface Server {
  * Starts `node --import tsx <args>` pinned to `core` (at the lowest CPU priority when `yieldCore`);
  * ready when it prints `READY <port> [<metrics port>]`.
  */
-function startPrinting(core: number, args: string[], env: Record<string, string>, yieldCore = false): Promise<Server> {
+export function startPrinting(core: number, args: string[], env: Record<string, string>, yieldCore = false): Promise<Server> {
   const node = [process.execPath, '--import', 'tsx', ...args];
   const [cmd, ...rest] = pin(core, yieldCore ? ['nice', '-n', '19', ...node] : node);
   const proc = spawn(cmd!, rest, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -120,9 +128,12 @@ function startTarget(mode: 'bare' | 'redirector', env: Record<string, string>): 
   return startPrinting(SERVER_CORE, [join(ROOT, 'bench', 'bench-server.ts'), mode], env);
 }
 
-/** Starts a service entry (`npm start`'s bin/start.ts, the production redirector) pinned to core 0; ready when /healthz answers 200. */
-async function startEntry(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const [cmd, ...rest] = pin(SERVER_CORE, [process.execPath, '--import', 'tsx', join(ROOT, entry)]);
+/**
+ * Starts a service entry (`npm start`'s bin/start.ts, the production redirector, ingest) pinned to
+ * `core` (null: not pinned); ready when /healthz answers 200 on `port`.
+ */
+export async function startEntry(entry: string, env: Record<string, string>, port: number, core: number | null = SERVER_CORE): Promise<ChildProcess> {
+  const [cmd, ...rest] = pin(core, [process.execPath, '--import', 'tsx', join(ROOT, entry)]);
   const proc = spawn(cmd!, rest, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(proc);
   let stderr = '';
@@ -141,7 +152,7 @@ async function startEntry(entry: string, env: Record<string, string>, port: numb
 }
 
 /** Sends SIGTERM and waits for the exit (the process flushes its events first). */
-function stopAndWait(proc: ChildProcess, timeoutMs: number): Promise<number | null> {
+export function stopAndWait(proc: ChildProcess, timeoutMs: number): Promise<number | null> {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
   return new Promise((resolve) => {
     const t = setTimeout(() => {
@@ -158,8 +169,8 @@ function stopAndWait(proc: ChildProcess, timeoutMs: number): Promise<number | nu
 
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
 
-/** The process and its descendants (the production redirector's workers). */
-function processTree(pid: number): number[] {
+/** The process and its descendants (the production redirector's workers, a Postgres cluster's backends). */
+export function processTree(pid: number): number[] {
   const out = [pid];
   for (let i = 0; i < out.length; i++) {
     const p = out[i] as number;
@@ -174,14 +185,18 @@ function processTree(pid: number): number[] {
   return out;
 }
 
-/** User + system CPU of the process tree, in µs (every thread; from /proc/<pid>/stat). */
-function cpuMicros(pid: number): number {
+/**
+ * User + system CPU of the process tree, in µs (every thread; from /proc/<pid>/stat), descendants
+ * that have exited included once their parent has reaped them (its cutime and cstime): a Postgres
+ * backend that ends between two readings still counts.
+ */
+export function cpuMicros(pid: number): number {
   let ticks = 0;
   for (const p of processTree(pid)) {
     try {
       const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     } catch {
       // gone
     }
@@ -196,7 +211,7 @@ async function countStored(dataPath: string): Promise<{ rows: number; distinct: 
 }
 
 /** A counter's value (summed over its label sets) on a Prometheus endpoint. */
-async function metricValue(metricsPort: number, name: string): Promise<number> {
+export async function metricValue(metricsPort: number, name: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   let sum = 0;
   for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(m[1]);
@@ -221,13 +236,22 @@ type LoadResult = Omit<RoundResult, 'scenario' | 'target' | 'round' | 'tool' | '
   non2xx3xx: number;
 };
 
-async function runLoad(tool: Tool, port: number, pathsFile: string, seconds: number, script: Script = 'paths', delayMs?: number): Promise<LoadResult> {
+/** One load round; `connections` defaults to the redirect rows' 64. */
+export async function runLoad(
+  tool: Tool,
+  port: number,
+  pathsFile: string,
+  seconds: number,
+  script: Script = 'paths',
+  delayMs?: number,
+  connections = CONNECTIONS,
+): Promise<LoadResult> {
   if (tool === 'wrk') {
     const out = await run(
       pin(LOAD_CORE, [
         'wrk',
         '-t1',
-        `-c${CONNECTIONS}`,
+        `-c${connections}`,
         `-d${seconds}s`,
         '-H',
         `Host: ${HOST}`,
@@ -258,7 +282,7 @@ async function runLoad(tool: Tool, port: number, pathsFile: string, seconds: num
       '--import',
       'tsx',
       join(ROOT, 'bench', 'autocannon-runner.ts'),
-      JSON.stringify({ url: `http://127.0.0.1:${port}`, host: HOST, pathsFile, connections: CONNECTIONS, durationSeconds: seconds }),
+      JSON.stringify({ url: `http://127.0.0.1:${port}`, host: HOST, pathsFile, connections, durationSeconds: seconds }),
     ]),
   );
   const j = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
@@ -303,7 +327,7 @@ function zipfSampler(n: number, seed: number): () => number {
 }
 
 const code = (i: number): string => `b${String(i).padStart(7, '0')}`;
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
@@ -350,17 +374,10 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
   let pgRelease: (() => Promise<void>) | null = null;
 
   const cleanup = async (): Promise<void> => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await stopChildren();
     if (redis) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
       redis.disconnect();
+      await deleteRedisPrefix(REDIS_URL, prefix);
     }
     await pgRelease?.();
     rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { aggregatesBench } from './aggregates-bench.ts';
 import { analyticsBench } from './analytics-bench.ts';
 import { dashboardBench } from './dashboard-bench.ts';
 import { RULE_ROWS, redirectBench } from './redirect-bench.ts';
+import { webhooksBench } from './webhooks-bench.ts';
 
 interface Bench {
   summary: string;
@@ -32,6 +33,11 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   aggregates: {
     summary: 'aggregates only: rollup vs raw reads over 10M events of one organisation, ingest CPU before/after the view (about 5 min)',
     run: aggregatesBench,
+  },
+  webhooks: {
+    summary:
+      'analytics.events webhooks on the production topology: delivery lag at 10,000 clicks/s over 20 endpoints, one endpoint offered it all, CPU per click with endpoints vs none (about 6 min)',
+    run: webhooksBench,
   },
   dashboard: { summary: 'first load of the dashboard Links page with 10,000 links in Chromium, cold and warm (about 1 min)', run: dashboardBench },
   all: {
