@@ -236,16 +236,20 @@ type LoadResult = Omit<RoundResult, 'scenario' | 'target' | 'round' | 'tool' | '
   non2xx3xx: number;
 };
 
-/** One load round; `connections` defaults to the redirect rows' 64. */
+/**
+ * One load round. `offered`: a fixed offered load, by a delay before each request on every
+ * connection (delayMs) or by a rate (requests a second; wrk only, see wrk-common.lua); and the
+ * connections (default the redirect rows' 64).
+ */
 export async function runLoad(
   tool: Tool,
   port: number,
   pathsFile: string,
   seconds: number,
   script: Script = 'paths',
-  delayMs?: number,
-  connections = CONNECTIONS,
+  offered: { delayMs?: number | undefined; rate?: number; connections?: number } = {},
 ): Promise<LoadResult> {
+  const connections = offered.connections ?? CONNECTIONS;
   if (tool === 'wrk') {
     const out = await run(
       pin(LOAD_CORE, [
@@ -261,7 +265,10 @@ export async function runLoad(
         '--',
         pathsFile,
       ]),
-      delayMs === undefined ? {} : { WRK_DELAY_MS: String(delayMs) },
+      {
+        ...(offered.delayMs === undefined ? {} : { WRK_DELAY_MS: String(offered.delayMs) }),
+        ...(offered.rate === undefined ? {} : { WRK_RATE: String(offered.rate) }),
+      },
     );
     const line = out.split('\n').find((l) => l.startsWith('JSON '));
     if (!line) throw new Error(`wrk printed no summary: ${out.slice(0, 300)}`);
@@ -702,7 +709,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
     const loadRound = (tool: Tool, port: number, paths: string, seconds: number, label: string, script: Script, delayMs?: number): Promise<LoadResult> => {
       roundsRun++;
       progress.update(`[bench] round ${roundsRun}/${totalRounds}: ${label} (${((Date.now() - started) / 1000).toFixed(0)} s elapsed)`);
-      return runLoad(tool, port, paths, seconds, script, delayMs);
+      return runLoad(tool, port, paths, seconds, script, { delayMs });
     };
     const seen = new Set<() => Promise<Running>>();
     for (const s of scenarios) {

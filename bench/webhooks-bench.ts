@@ -1,8 +1,8 @@
 // Invariant: the webhooks benchmark is self-contained, loopback-only and bounded in time
 // (DEADLINE_MS). On the production topology (an embedded Postgres cluster of its own, the
 // machine's Redis under a key prefix of its own, the ClickHouse stand-in, `start:redirector` with
-// two workers, `start:ingest` with its backfill and delivery worker) it offers a fixed click rate
-// with wrk (WRK_DELAY_MS per connection, the connection count calibrated to TARGET_RPS) spread over
+// two workers, `start:ingest` with its backfill and delivery worker) it offers TARGET_RPS clicks a
+// second with wrk (WRK_RATE: a fixed rate whatever the latency, wrk-common.lua) spread evenly over
 // ORGS organisations, each with one link and one analytics.events endpoint on a receiver in this
 // process that verifies every signature, and measures:
 // - lag: for every event clicked inside the LAG_SECONDS window, its receipt time minus its click
@@ -37,15 +37,11 @@ import { cpuMicros, HOST, LOAD_CORE, median, metricValue, REDIS_URL, runLoad, st
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ORGS = 20;
 const TARGET_RPS = 10_000;
-/**
- * Each wrk connection waits this long before each request: long against the answer's latency (a few
- * ms under this load), so the offered rate moves little with it (wrk has no rate option).
- */
-const WRK_DELAY_MS = 100;
-const CALIBRATION_CONNECTIONS = 1_000;
-const CALIBRATION_SECONDS = 5;
+/** wrk's connections: enough that TARGET_RPS holds up to 25 ms of latency (wrk-common.lua's WRK_RATE). */
+const CONNECTIONS = 256;
 const WARMUP_SECONDS = 10;
 const LAG_SECONDS = 60;
+const LAG_BUCKET_SECONDS = 10;
 /** After the load stops: how long the last events may take to arrive before the count is final. */
 const DRAIN_WAIT_MS = 30_000;
 const CPU_PAIRS = 5;
@@ -282,18 +278,17 @@ export async function webhooksBench(): Promise<void> {
     log(`started ${REDIRECT_WORKERS} redirector workers, ingest, the ClickHouse stand-in (${elapsed()})`);
     await sleep(3_000);
 
-    // Calibration (and warm-up): the connections that offer TARGET_RPS at WRK_DELAY_MS each.
-    const cal = await runLoad('wrk', redirectPort, spreadPaths, CALIBRATION_SECONDS, 'clients', WRK_DELAY_MS, CALIBRATION_CONNECTIONS);
-    const connections = Math.max(10, Math.round((TARGET_RPS * CALIBRATION_CONNECTIONS) / cal.rps));
-    log(`calibration: ${Math.round(cal.rps)} clicks/s with ${CALIBRATION_CONNECTIONS} connections: ${connections} for ${TARGET_RPS}/s`);
+    const offered = { rate: TARGET_RPS, connections: CONNECTIONS };
     const checkLoad = (name: string, l: { errors: number; non2xx3xx: number }): string[] =>
       l.errors > 0 || l.non2xx3xx > 0 ? [`${name}: ${l.errors} socket errors, ${l.non2xx3xx} answers other than 2xx/3xx`] : [];
-    const problems: string[] = [...checkLoad('calibration', cal)];
+    const problems: string[] = [];
 
     // 1. Delivery lag: every event clicked inside the window, from click to receipt.
     const windowStart = Date.now() + WARMUP_SECONDS * 1000;
     const windowEnd = windowStart + LAG_SECONDS * 1000;
     const lags: number[] = [];
+    /** Lags by LAG_BUCKET_SECONDS of click time: steady, or growing. */
+    const buckets: number[][] = Array.from({ length: Math.ceil(LAG_SECONDS / LAG_BUCKET_SECONDS) }, () => []);
     const seen = new Set<string>();
     let duplicates = 0;
     rcv.onEvent = (e) => {
@@ -304,16 +299,24 @@ export async function webhooksBench(): Promise<void> {
       }
       seen.add(e.eventId);
       lags.push(e.atMs - e.clickMs);
+      buckets[Math.floor((e.clickMs - windowStart) / (LAG_BUCKET_SECONDS * 1000))]?.push(e.atMs - e.clickMs);
     };
     log(`lag: ${WARMUP_SECONDS} s warm-up, then ${LAG_SECONDS} s measured at ${TARGET_RPS} clicks/s over ${ORGS} organisations`);
-    const lagLoad = await runLoad('wrk', redirectPort, spreadPaths, WARMUP_SECONDS + LAG_SECONDS + 1, 'clients', WRK_DELAY_MS, connections);
+    const lagLoad = await runLoad('wrk', redirectPort, spreadPaths, WARMUP_SECONDS + LAG_SECONDS + 1, 'clients', offered);
     problems.push(...checkLoad('lag', lagLoad));
     await sleep(3_000);
     const spreadOrgs = spread.map((e) => e.orgId);
     const storedInWindow = await storedEvents(chUrl, spreadOrgs, windowStart, windowEnd);
     const drainUntil = Date.now() + DRAIN_WAIT_MS;
     while (seen.size < storedInWindow && Date.now() < drainUntil) await sleep(250);
-    const lag = { ...lagStats(lags), stored: storedInWindow, received: seen.size, duplicates, offeredRps: lagLoad.rps };
+    const lag = {
+      ...lagStats(lags),
+      stored: storedInWindow,
+      received: seen.size,
+      duplicates,
+      offeredRps: lagLoad.rps,
+      byClickTime: buckets.map((b, i) => ({ fromSecond: i * LAG_BUCKET_SECONDS, ...lagStats(b) })),
+    };
     if (lag.received !== lag.stored) problems.push(`lag: ${lag.stored} events stored in the window, ${lag.received} received`);
     log(
       `lag: p50 ${lag.p50Ms.toFixed(0)} ms, p99 ${lag.p99Ms.toFixed(0)} ms, max ${lag.maxMs.toFixed(0)} ms over ${lag.events} events; stored ${lag.stored}, received ${lag.received}, duplicates ${duplicates} (${elapsed()})`,
@@ -324,7 +327,7 @@ export async function webhooksBench(): Promise<void> {
     let received = 0;
     rcv.onEvent = () => void received++;
     const cpuSeconds = CPU_PAIRS * 2 * (SETTLE_SECONDS + MEASURE_SECONDS) + 8;
-    const cpuLoadRun = runLoad('wrk', redirectPort, spreadPaths, cpuSeconds, 'clients', WRK_DELAY_MS, connections);
+    const cpuLoadRun = runLoad('wrk', redirectPort, spreadPaths, cpuSeconds, 'clients', offered);
     const snapshot = async (): Promise<{ cpu: Record<keyof typeof pids, number>; clicks: number; received: number; at: number }> => ({
       cpu: {
         redirector: cpuMicros(pids.redirector),
@@ -401,7 +404,7 @@ export async function webhooksBench(): Promise<void> {
     };
     const soloStart = Date.now();
     log(`solo: ${TARGET_RPS} clicks/s to one organisation for ${SOLO_LOAD_SECONDS} s, watched for ${SOLO_WATCH_SECONDS} s`);
-    const soloLoad = await runLoad('wrk', redirectPort, soloPaths, SOLO_LOAD_SECONDS, 'clients', WRK_DELAY_MS, connections);
+    const soloLoad = await runLoad('wrk', redirectPort, soloPaths, SOLO_LOAD_SECONDS, 'clients', offered);
     problems.push(...checkLoad('solo', soloLoad));
     await sleep(Math.max(0, soloStart + SOLO_WATCH_SECONDS * 1000 - Date.now()));
     const soloWatchEnd = Date.now();
@@ -426,6 +429,10 @@ export async function webhooksBench(): Promise<void> {
     await removeEndpoint(db, solo.orgId, solo.id);
     if (rcv.unverified > 0) problems.push(`${rcv.unverified} messages failed signature verification`);
 
+    const dropped =
+      (await metricValue(redirectMetrics, 'shortlink_webhook_analytics_dropped_events_total')) +
+      (await metricValue(ingestMetrics, 'shortlink_webhook_analytics_dropped_events_total'));
+    if (dropped > 0) problems.push(`the analytics.events feed dropped ${dropped} events (its queue was full)`);
     await stopAndWait(redirector, 60_000);
     await stopAndWait(ingest, 30_000);
 
@@ -436,8 +443,9 @@ export async function webhooksBench(): Promise<void> {
     process.stdout.write(
       [
         '',
-        `Webhooks benchmark (analytics.events; ${REDIRECT_WORKERS} redirector workers, ingest, embedded Postgres, ClickHouse stand-in; wrk ${connections} connections × ${WRK_DELAY_MS} ms)`,
+        `Webhooks benchmark (analytics.events; ${REDIRECT_WORKERS} redirector workers, ingest, embedded Postgres, ClickHouse stand-in; wrk at ${TARGET_RPS} requests/s on ${CONNECTIONS} connections)`,
         `lag, ${ORGS} organisations × 1 endpoint, ${Math.round(lag.offeredRps)} clicks/s, ${LAG_SECONDS} s after ${WARMUP_SECONDS} s warm-up: p50 ${s(lag.p50Ms)} s, p99 ${s(lag.p99Ms)} s, max ${s(lag.maxMs)} s (click → receipt); stored ${lag.stored}, received ${lag.received} distinct, ${lag.duplicates} duplicates`,
+        `  by click time (${LAG_BUCKET_SECONDS} s each), p50/p99 s: ${lag.byClickTime.map((b) => `${s(b.p50Ms)}/${s(b.p99Ms)}`).join(', ')}`,
         `solo, 1 endpoint, ${Math.round(soloRow.offeredRps)} clicks/s for ${SOLO_LOAD_SECONDS} s: ${soloRow.stored} stored, ${soloRow.received} received in ${soloRow.watchSeconds.toFixed(0)} s (${soloRow.receivedPerSecond.toFixed(0)}/s); lag p50 ${s(soloRow.firstFiveSeconds.p50Ms)} s (first 5 s) → ${s(soloRow.lastFiveSeconds.p50Ms)} s (last 5 s), growing; ${soloRow.backlog} still queued (${soloRow.drainSecondsAt1000.toFixed(0)} s more)`,
         `cpu per click (µs), medians of ${CPU_PAIRS} interleaved pairs of ${MEASURE_SECONDS} s rounds; × = median of each pair's own ratio:`,
         `  ${''.padEnd(W)} ${'none'.padStart(8)} ${'endpoint'.padStart(9)} ${'extra'.padStart(7)} ${'×'.padStart(7)}`,
@@ -463,7 +471,7 @@ export async function webhooksBench(): Promise<void> {
           node: process.version,
           orgs: ORGS,
           redirectWorkers: REDIRECT_WORKERS,
-          wrk: { connections, delayMs: WRK_DELAY_MS, calibrationRps: cal.rps },
+          wrk: offered,
           lag,
           solo: soloRow,
           cpu,
