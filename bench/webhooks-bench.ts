@@ -39,7 +39,7 @@ const ORGS = 20;
 const TARGET_RPS = 10_000;
 /** wrk's connections: enough that TARGET_RPS holds up to 25 ms of latency (wrk-common.lua's WRK_RATE). */
 const CONNECTIONS = 256;
-const WARMUP_SECONDS = 10;
+const WARMUP_SECONDS = 20;
 const LAG_SECONDS = 60;
 const LAG_BUCKET_SECONDS = 10;
 /** After the load stops: how long the last events may take to arrive before the count is final. */
