@@ -151,6 +151,16 @@ export async function startEntry(entry: string, env: Record<string, string>, por
   throw new Error(`${entry} did not answer /healthz within 60 s: ${stderr}`);
 }
 
+/** Writes a bench's results as bench/results/<name>-<time>.json, with the date and Node version; the file's path. */
+export function writeResults(name: string, results: Record<string, unknown>): string {
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const now = new Date().toISOString();
+  const file = join(dir, `${name}-${now.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ date: now, node: process.version, ...results }, null, 2)}\n`);
+  return file;
+}
+
 /** Sends SIGTERM and waits for the exit (the process flushes its events first). */
 export function stopAndWait(proc: ChildProcess, timeoutMs: number): Promise<number | null> {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
@@ -878,34 +888,22 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
     process.stdout.write(
       `checks: ${bad === 0 ? 'every round answered as expected with one hit per click, and every handed-off click was stored exactly once' : `${bad} round(s) or store(s) with unexpected statuses, socket errors, hit counts or stored counts`}\n`,
     );
-    const resultsDir = join(ROOT, 'bench', 'results');
-    mkdirSync(resultsDir, { recursive: true });
-    const file = join(resultsDir, `redirect-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(
-      file,
-      `${JSON.stringify(
-        {
-          date: new Date().toISOString(),
-          node: process.version,
-          cores,
-          pinned: haveTaskset && cores >= 2,
-          connections: CONNECTIONS,
-          roundSeconds: ROUND_SECONDS,
-          links: LINKS,
-          sinks: {
-            chdb: 'npm start: write buffer into chDB, counted after exit',
-            http: 'production redirector: Native over HTTP to a ClickHouse endpoint, counted after exit',
-            discard: 'hits counted and dropped (diagnostic of the redirect path)',
-          },
-          summary,
-          targets,
-          stored,
-          rounds: results,
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const file = writeResults('redirect', {
+      cores,
+      pinned: haveTaskset && cores >= 2,
+      connections: CONNECTIONS,
+      roundSeconds: ROUND_SECONDS,
+      links: LINKS,
+      sinks: {
+        chdb: 'npm start: write buffer into chDB, counted after exit',
+        http: 'production redirector: Native over HTTP to a ClickHouse endpoint, counted after exit',
+        discard: 'hits counted and dropped (diagnostic of the redirect path)',
+      },
+      summary,
+      targets,
+      stored,
+      rounds: results,
+    });
     log(`results written to ${file} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     progress.done();

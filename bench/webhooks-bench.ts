@@ -15,7 +15,7 @@
 // It prints a summary, writes JSON under bench/results/ and cleans up (processes, temp dir, Redis
 // prefix) even on failure.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +32,20 @@ import type { Sql } from '../shared/db/sql.ts';
 import { freePort } from '../shared/net/free-port.ts';
 import { deleteRedisPrefix } from '../test/support/servers.ts';
 import { addEndpoint, removeEndpoint, setEndpointEnabled } from '../shared/webhooks/webhook-repository.ts';
-import { cpuMicros, HOST, LOAD_CORE, median, metricValue, REDIS_URL, runLoad, startEntry, startPrinting, stopAndWait, stopChildren } from './redirect-bench.ts';
+import {
+  cpuMicros,
+  HOST,
+  LOAD_CORE,
+  median,
+  metricValue,
+  REDIS_URL,
+  runLoad,
+  startEntry,
+  startPrinting,
+  stopAndWait,
+  stopChildren,
+  writeResults,
+} from './redirect-bench.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ORGS = 20;
@@ -481,32 +494,20 @@ export async function webhooksBench(): Promise<void> {
         '',
       ].join('\n'),
     );
-    const resultsDir = join(ROOT, 'bench', 'results');
-    mkdirSync(resultsDir, { recursive: true });
-    const file = join(resultsDir, `webhooks-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(
-      file,
-      `${JSON.stringify(
-        {
-          date: new Date().toISOString(),
-          node: process.version,
-          orgs: ORGS,
-          redirectWorkers: REDIRECT_WORKERS,
-          wrk: offered,
-          lag,
-          solo: soloRow,
-          cpu,
-          counted:
-            'redirector primary and workers, ingest, every process of the Postgres cluster (reaped ones included); not the ClickHouse stand-in (reported), Redis, wrk or the receiver',
-          rounds,
-          messages: rcv.messages,
-          unverified: rcv.unverified,
-          problems,
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const file = writeResults('webhooks', {
+      orgs: ORGS,
+      redirectWorkers: REDIRECT_WORKERS,
+      wrk: offered,
+      lag,
+      solo: soloRow,
+      cpu,
+      counted:
+        'redirector primary and workers, ingest, every process of the Postgres cluster (reaped ones included); not the ClickHouse stand-in (reported), Redis, wrk or the receiver',
+      rounds,
+      messages: rcv.messages,
+      unverified: rcv.unverified,
+      problems,
+    });
     log(`results written to ${file} (${elapsed()})`);
     if (problems.length > 0) throw new Error(problems.join('; '));
   } finally {
