@@ -262,8 +262,8 @@ export class DeliveryWorker {
    * receives up to that many events a second however many batches made them.
    */
   async #claimOneAnalytics(tx: Tx, endpointId: string): Promise<Claimed[]> {
-    const due = await tx<{ id: string; body: string; event_count: number; fresh: boolean }[]>`
-      select m.id, m.body, m.event_count,
+    const due = await tx<{ id: string; event_count: number; fresh: boolean }[]>`
+      select m.id, m.event_count,
         (m.failures = 0 and m.replayed_at is null and m.last_attempt_at is null and m.lease_owner is null) as fresh
       from webhook_messages m
       where m.endpoint_id = ${endpointId} and m.type = 'analytics.events' and m.status = 'PENDING'
@@ -282,7 +282,10 @@ export class DeliveryWorker {
       }
     }
     if (merged.length > 1) {
-      const body = mergeAnalyticsBodies(merged.map((m) => m.body));
+      // Bodies are read only for the messages merged (a backlog's 200 candidates would be megabytes).
+      const bodies = await tx<{ id: string; body: string }[]>`select id, body from webhook_messages where id in ${tx(merged.map((m) => m.id))}`;
+      const byId = new Map(bodies.map((b) => [b.id, b.body]));
+      const body = mergeAnalyticsBodies(merged.map((m) => byId.get(m.id) ?? ''));
       const count = merged.reduce((n, m) => n + m.event_count, 0);
       await tx`update webhook_messages set body = ${body}, event_count = ${count} where id = ${head.id}`;
       // Their events travel in the head now: the body is not kept twice.
