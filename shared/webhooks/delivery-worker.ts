@@ -211,6 +211,8 @@ export class DeliveryWorker {
         select m.id, m.endpoint_id, m.next_attempt_at from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id
         where m.status = 'PENDING' and m.next_attempt_at <= now() and (m.lease_until is null or m.lease_until < now())
           and e.enabled and e.removed_at is null and m.type <> 'analytics.events'
+          -- an endpoint at its bound is passed over, so its backlog cannot fill the candidates
+          and (select count(*) from webhook_messages l where l.endpoint_id = m.endpoint_id and l.lease_until > now()) < ${PER_ENDPOINT_IN_FLIGHT}
         order by m.next_attempt_at limit ${limit * CANDIDATES_PER_SLOT}
       ), ranked as (
         select h.id, h.next_attempt_at,

@@ -308,7 +308,11 @@ describe('delivery', () => {
     };
     const fast = await receiver();
     const slow = await addEndpoint(db.sql, open, actor.org.id, { url: hanging.url, eventTypes: ['link.created'] });
-    for (let i = 0; i < 12; i++) await sendTestEvent(db.sql, actor.org.id, slow.endpoint.id);
+    // More than the 64 due messages a claim of 8 slots looks at: its backlog must not hide the others.
+    await db.sql`
+      insert into webhook_messages (id, endpoint_id, org_id, type, body)
+      select 'msg_hanging_' || g, ${slow.endpoint.id}, ${actor.org.id}, 'webhook.test', '{"type":"webhook.test","timestamp":"2026-11-24T00:00:00.000Z","data":{}}'
+      from generate_series(1, 100) g`;
     const w = worker({ batchSize: 8, timeoutMs: 3_000, pollIntervalMs: 50 });
     w.start();
     await waitFor(() => openNow === PER_ENDPOINT_IN_FLIGHT);
@@ -319,7 +323,7 @@ describe('delivery', () => {
     await waitFor(() => fast.ids().size === 6);
     const servedMs = Date.now() - queued;
     await w.stop();
-    await db.sql`update webhook_endpoints set enabled = false where id = ${slow.endpoint.id}`; // its 8 waiting messages stay out of later tests
+    await db.sql`update webhook_endpoints set enabled = false where id = ${slow.endpoint.id}`; // its waiting messages stay out of later tests
     expect(servedMs).toBeLessThan(1_500); // not behind the hanging attempts' 3 s timeout
     expect(maxOpen).toBe(PER_ENDPOINT_IN_FLIGHT);
     expect(hanging.ids().size).toBe(PER_ENDPOINT_IN_FLIGHT); // the others wait their turn, not a slot each
