@@ -279,9 +279,11 @@ describe('webhooks under faults: every event and change delivered, exactly once 
       expect(d.messages).toBe(d.distinctIds); // none sent twice
       expect(receivers.at(-1)?.maxInFlight).toBe(1);
       expect(second.metrics().delivered).toBeGreaterThan(0);
-      expect(second.metrics().delivered).toBeLessThan(d.distinctIds); // ingest's worker sent the rest
+      // Both claim from the one outbox; which sends more is a race (the in-process one polls more
+      // often, and one endpoint takes 4 attempts at once). shared/webhooks' two-worker test, over
+      // four endpoints, checks that both deliver.
       report.push(
-        `two-workers: the second worker delivered ${second.metrics().delivered} of ${d.distinctIds} messages; at most 1 attempt of one webhook-id in flight`,
+        `two-workers: the second worker delivered ${second.metrics().delivered} of ${d.distinctIds} messages (ingest's worker the rest); at most 1 attempt of one webhook-id in flight`,
       );
     },
     6 * MINUTE,
