@@ -159,13 +159,20 @@ function EditEndpointForm({ endpoint: e, eventTypes, onDone }: { endpoint: Endpo
       <FormError message={form.errors['']} />
       <Field label="Endpoint URL" value={url} onChange={setUrl} error={form.errors.url} hint="An https URL on the public internet." />
       <EventChoices eventTypes={eventTypes} chosen={chosen} onChange={setChosen} error={form.errors.eventTypes} />
-      <div className="actions">
-        <button type="submit">Save changes</button>
-        <button type="button" className="secondary" onClick={() => onDone('')}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel submit="Save changes" onCancel={() => onDone('')} />
     </form>
+  );
+}
+
+/** A dialog form's buttons: its submit, and Cancel. */
+function SubmitOrCancel({ submit, onCancel }: { submit: string; onCancel(): void }) {
+  return (
+    <div className="actions">
+      <button type="submit">{submit}</button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }
 
@@ -196,12 +203,7 @@ function ReplayRangeForm({ endpoint: e, onDone }: { endpoint: Endpoint; onDone(m
       <FormError message={form.errors['']} />
       <Field label="From" type="datetime-local" step={1} value={from} onChange={setFrom} error={form.errors.from} />
       <Field label="To" type="datetime-local" step={1} value={to} onChange={setTo} error={form.errors.to} />
-      <div className="actions">
-        <button type="submit">Replay messages</button>
-        <button type="button" className="secondary" onClick={() => onDone('')}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel submit="Replay messages" onCancel={() => onDone('')} />
     </form>
   );
 }
