@@ -35,8 +35,6 @@ export interface AnalyticsFeedMetrics {
   droppedEvents: number;
 }
 
-const countOf = (events: EventBatch | readonly EventRecord[]): number => (Array.isArray(events) ? events.length : (events as EventBatch).rows);
-
 function orgsOf(events: EventBatch | readonly EventRecord[]): string[] {
   const orgs = new Set<string>();
   if (Array.isArray(events)) for (const r of events as readonly EventRecord[]) orgs.add(r.orgId);
@@ -128,7 +126,7 @@ export class AnalyticsWebhookFeed implements StoredEventsSink {
         try {
           await this.write(h.events, h.token);
           this.#queue.shift();
-          this.#queued -= countOf(h.events);
+          this.#queued -= h.count;
         } catch (err) {
           this.#log.warn({ err }, 'queueing analytics.events messages failed; retrying');
           if (this.#closed) return;

@@ -158,22 +158,18 @@ export class DeliveryWorker {
   /** Claims into the free slots and starts those attempts without waiting for them. */
   async #fill(): Promise<number> {
     const free = this.#o.batchSize - this.#sending.size;
-    if (free > 0) {
-      const claimed = await this.#claimSome(free);
-      for (const m of claimed) {
-        const attempt: Promise<void> = this.#deliver(m)
-          .catch((err: unknown) => this.#log.warn({ err, webhookId: m.id }, 'recording a webhook attempt failed'))
-          .finally(() => {
-            this.#sending.delete(attempt);
-            this.#wake(); // a slot is free, and the endpoint may have its next message due
-          });
-        this.#sending.add(attempt);
-      }
-      await this.#housekeeping();
-      return claimed.length;
+    const claimed = free > 0 ? await this.#claimSome(free) : [];
+    for (const m of claimed) {
+      const attempt: Promise<void> = this.#deliver(m)
+        .catch((err: unknown) => this.#log.warn({ err, webhookId: m.id }, 'recording a webhook attempt failed'))
+        .finally(() => {
+          this.#sending.delete(attempt);
+          this.#wake(); // a slot is free, and the endpoint may have its next message due
+        });
+      this.#sending.add(attempt);
     }
     await this.#housekeeping();
-    return 0;
+    return claimed.length;
   }
 
   async #claimSome(limit: number): Promise<Claimed[]> {
