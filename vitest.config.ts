@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { DEPLOY_SUITES, E2E_SUITES, FAULT_SUITES } from './test/tiers.ts';
 
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    // The slower tiers run on their own: `npm run test:faults` and `npm run test:deploy`.
-    exclude: ['node_modules/**', 'data/**', '.tmp/**', 'test/faults/**', 'deploy/image-build.test.ts'],
+    // The slower tiers run on their own: `npm run test:e2e`, `test:faults` and `test:deploy`.
+    exclude: ['node_modules/**', 'data/**', '.tmp/**', ...E2E_SUITES, ...FAULT_SUITES, ...DEPLOY_SUITES],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -15,7 +15,13 @@ cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 
 SUITE=trixie
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian archive this machine's own apt sources name (its main suite, not -security or
+# -updates), so debootstrap fetches from where apt already does; DEBIAN_MIRROR overrides it.
+apt_mirror() {
+  apt-get indextargets --format '$(LABEL) $(RELEASE) $(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
+    awk '$1 == "Debian" && $2 !~ /-/ { sub(/\/$/, "", $3); print $3; exit }'
+}
+MIRROR=${DEBIAN_MIRROR:-$(apt_mirror)}
 # passwd: embedded Postgres creates its 'postgres' user with groupadd/useradd when run as root.
 INCLUDE=passwd
 NODE_VERSION=24.21.0
@@ -25,6 +31,10 @@ CACHE=${RUNTIME_CACHE_DIR:-/var/cache/shortlink-runtime}
 say() { echo "[test:runtime] $*" >&2; }
 if [ "$(id -u)" != 0 ]; then
   say "needs root (debootstrap, chroot and bind mounts); run it as root, as CI does"
+  exit 2
+fi
+if [ -z "$MIRROR" ]; then
+  say "no Debian archive found in this machine's apt sources; set DEBIAN_MIRROR to a Debian mirror's URL"
   exit 2
 fi
 started=$(date +%s)
@@ -101,7 +111,8 @@ if [ $# -gt 0 ]; then
   inside sh -c 'cd /srv/shortlink && exec "$@"' sh "$@"
   exit
 fi
-# The redirector's suites, then the smoke test, from the checkout as `npm install` left it. The
-# root has no browser, so the browser suites (*-browser.test.ts) run in npm test only.
-inside sh -c 'cd /srv/shortlink && npx vitest run redirector/ --exclude "**/*-browser.test.ts" && node --import tsx test/runtime/npm-start-smoke.ts'
+# The redirector's suites (npm test's, then the cluster entry's from the end-to-end tier), then the
+# smoke test, from the checkout as `npm install` left it. The root has no browser, so the browser
+# suites (*-browser.test.ts) run in test:e2e only.
+inside sh -c 'cd /srv/shortlink && npx vitest run redirector/ && npx vitest run --config vitest.e2e.config.ts redirector/main.test.ts && node --import tsx test/runtime/npm-start-smoke.ts'
 say "passed in $(($(date +%s) - started)) s"
