@@ -52,4 +52,26 @@ describe('config', () => {
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.API_PORT).toBe(3000);
   });
+
+  it('REDIS_CLUSTER_NODES: seed nodes host:port, comma-separated; REDIS_PREFIX cannot hold a hash tag', () => {
+    const nodes = (v: string) => parseConfig(startSchema, { REDIS_CLUSTER_NODES: v }).REDIS_CLUSTER_NODES;
+    expect(nodes('10.0.0.1:7000, redis-1.internal:7001,[::1]:7002')).toEqual([
+      { host: '10.0.0.1', port: 7000 },
+      { host: 'redis-1.internal', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+    expect(parseConfig(startSchema, {}).REDIS_CLUSTER_NODES).toBeUndefined();
+    for (const bad of ['10.0.0.1', 'redis://10.0.0.1:7000', '10.0.0.1:0', 'a:1,', 'host:70000']) {
+      expect(() => nodes(bad), bad).toThrow(/REDIS_CLUSTER_NODES: must be a comma-separated list of host:port/);
+    }
+    expect(() => parseConfig(startSchema, { REDIS_PREFIX: 'app{1}:' })).toThrow(/REDIS_PREFIX: must not contain \{ or \}/);
+  });
+
+  it('DATABASE_POOLER is none or transaction; DATABASE_DIRECT_URL a postgres URL', () => {
+    expect(parseConfig(startSchema, {}).DATABASE_POOLER).toBe('none');
+    const c = parseConfig(startSchema, { DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: 'postgres://db:5432/app' });
+    expect(c).toMatchObject({ DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: 'postgres://db:5432/app' });
+    expect(() => parseConfig(startSchema, { DATABASE_POOLER: 'session' })).toThrow(/DATABASE_POOLER/);
+    expect(() => parseConfig(startSchema, { DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(/DATABASE_DIRECT_URL/);
+  });
 });

@@ -17,6 +17,24 @@ const optionalUrl = (protocols: readonly string[]) =>
     });
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** One seed node of a Redis Cluster. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** `host:port[,host:port…]` (a host name, an IPv4 address or a bracketed IPv6 one); a message when malformed. */
+export function parseRedisNodes(text: string): RedisNode[] | string {
+  const nodes: RedisNode[] = [];
+  for (const entry of text.split(',').map((s) => s.trim())) {
+    const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/i.exec(entry);
+    const port = Number(m?.[2]);
+    if (!m || port < 1 || port > 65535) return `must be a comma-separated list of host:port (not "${entry}")`;
+    nodes.push({ host: (m[1] as string).replace(/^\[|\]$/g, ''), port });
+  }
+  return nodes;
+}
+
 /** The in-process link cache's default byte budget (64 MiB). */
 export const DEFAULT_LINK_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -67,7 +85,27 @@ export const commonSchema = z.object({
   /** The redirector's port; the other processes read it for the default of SHORT_LINK_BASE_URL. */
   REDIRECT_PORT: port.default(8080),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
+  /**
+   * `transaction`: DATABASE_URL is a transaction pooler (PgBouncer pool_mode=transaction, RDS
+   * Proxy, Supabase's pooler): no prepared statements and no session state go through it.
+   */
+  DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
+  /** The primary directly, past the pooler: migrations and LISTEN (optional). */
+  DATABASE_DIRECT_URL: optionalUrl(['postgres://', 'postgresql://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  /** Seed nodes of a Redis Cluster (`host:port,host:port`), instead of REDIS_URL. */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      const nodes = parseRedisNodes(v);
+      if (typeof nodes === 'string') {
+        ctx.addIssue({ code: 'custom', message: nodes });
+        return z.NEVER;
+      }
+      return nodes;
+    }),
   CLICKHOUSE_URL: optionalUrl(['http://', 'https://']),
   /** Trusted proxies in front of the redirector and the API: a hop count (true = 1) or CIDRs; see README. */
   TRUST_PROXY: z
@@ -81,7 +119,10 @@ export const commonSchema = z.object({
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every Redis key and channel, so that several deployments (or test runs) share a server. */
-  REDIS_PREFIX: z.string().default('shortlink:'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[^{}]*$/, 'must not contain { or } (they mark the hash tags that keep related keys on one Redis Cluster slot)')
+    .default('shortlink:'),
   /** Sync reads only events ingested at least this long ago (ms), so late inserts are never skipped. */
   ANALYTICS_SYNC_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** How long a stopping process may take to answer what it received and close its connections (ms). */
