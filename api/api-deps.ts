@@ -9,6 +9,8 @@ import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Telemetry } from '../shared/telemetry/telemetry.ts';
 
+import type { Readiness } from '../shared/runtime/readiness.ts';
+
 export interface ApiDeps {
   sql: Sql;
   /** The API key store (Postgres); the API puts a short negative cache in front of it. */
@@ -27,4 +29,6 @@ export interface ApiDeps {
   now(): number;
   /** The analytics read side (browse, sync, export). */
   analytics: AnalyticsReads;
+  /** GET /readyz; default: ready, with no dependency check. */
+  readiness?: Readiness;
 }

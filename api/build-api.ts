@@ -10,6 +10,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
 import { lingerOnServerClose } from '../shared/net/lingering-close.ts';
 import { fastifyTrustProxy, NO_PROXY } from '../shared/net/trusted-proxies.ts';
+import { Readiness } from '../shared/runtime/readiness.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { installAuthorization } from './authorize.ts';
 import { answerClientError } from '../shared/errors/http-refusals.ts';
@@ -61,6 +62,11 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installAuthorization(app, deps, keys);
   installNulGuard(app);
   app.get('/healthz', async () => ({ response: { status: 'ok' } }));
+  const readiness = deps.readiness ?? Readiness.ready();
+  app.get('/readyz', async (_req, reply) => {
+    const { status, body } = await readiness.answer();
+    return reply.code(status).type('application/json').send(body);
+  });
   let openApi: object | null = null;
   app.get('/link/external/v1/openapi.json', async () => {
     openApi ??= buildOpenApiDocument(deps.publicUrl());

@@ -1,6 +1,6 @@
 // Invariant: the production API process (`npm run start:api`), wiring only: config parsed once,
 // every server URL required, the ports from the composition root, this process's outbox relay,
-// its Prometheus endpoint on METRICS_PORT, JSON logs (pino, LOG_LEVEL) with a request id on every
+// its Prometheus endpoint on METRICS_PORT, /readyz (Postgres answers; 503 from SIGTERM), JSON logs (pino, LOG_LEVEL) with a request id on every
 // request's lines, and a clean shutdown on SIGTERM (servers first, backends last). A failure to
 // start is one human-readable line (startup.ts), not JSON.
 import { apiSchema, loadConfigOrExit } from '../shared/config/config.ts';
@@ -8,6 +8,7 @@ import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
+import { postgresCheck, Readiness } from '../shared/runtime/readiness.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { startApi } from './start-api.ts';
@@ -19,7 +20,8 @@ const metrics = createProcessMetrics();
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:api', logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
-const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry }), say);
+const readiness = new Readiness([postgresCheck(backends.db.sql)]);
+const api = await startOrExit(() => startApi(backends, config, { logger, telemetry: metrics.telemetry, readiness }), say);
 const metricsServer = await startOrExit(
   () =>
     startMetricsServer({
@@ -32,4 +34,5 @@ const metricsServer = await startOrExit(
   say,
 );
 logger.info(`listening on ${config.API_HOST}:${api.port}`);
-onShutdown([backends.close, api.close, metricsServer.close], logger);
+onShutdown([backends.close, api.close, metricsServer.close], logger, { readiness });
+readiness.markReady();

@@ -11,13 +11,14 @@ import { postgresKeyLookup } from '../shared/keys/key-repository.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
 import type { Backends } from '../shared/runtime/open-backends.ts';
+import type { Readiness } from '../shared/runtime/readiness.ts';
 import type { Telemetry } from '../shared/telemetry/telemetry.ts';
 import { buildApi } from './build-api.ts';
 
 export async function startApi(
   backends: Backends,
   config: ApiConfig,
-  o: { logger: Logger; telemetry: Telemetry },
+  o: { logger: Logger; telemetry: Telemetry; readiness?: Readiness },
 ): Promise<{ port: number; close(): Promise<void> }> {
   const { store } = await backends.analytics();
   const previews = {
@@ -47,6 +48,7 @@ export async function startApi(
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,
     analytics: storeAnalyticsReads(store),
+    readiness: o.readiness,
   });
   try {
     await app.listen({ port: config.API_PORT, host: config.API_HOST });

@@ -42,7 +42,7 @@ if (mode === 'bare') {
   const server = await createRedirectorServer({
     sql: backends.db.sql,
     bus: backends.bus,
-    cacheTier: await backends.cacheTier(),
+    cacheTier: backends.cacheTier,
     clickCounter: backends.clickCounter,
     linkClicks: backends.linkClicks,
     rateLimiter: backends.rateLimiter,

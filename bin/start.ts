@@ -25,6 +25,7 @@ import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
 import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
+import { Readiness } from '../shared/runtime/readiness.ts';
 
 const config = loadConfigOrExit(startSchema);
 // A start that cannot happen is one plain line (startup.ts); everything else is logged as JSON.
@@ -84,15 +85,18 @@ metrics.watchWebhooks(webhooks);
 metrics.watchAnalyticsFeed(analyticsFeed);
 onStartupFailure(pipeline.close);
 
+// One readiness for the whole process: /readyz on every port answers 503 until everything is up,
+// and from the stop signal on.
+const readiness = new Readiness();
 // Before the API and the redirector: once they answer, everything is up.
-const dashboard = await startOrExit(() => startDashboard(backends, config, { logger: logger.child({ role: 'dashboard' }) }), say);
-const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry }), say);
+const dashboard = await startOrExit(() => startDashboard(backends, config, { logger: logger.child({ role: 'dashboard' }), readiness }), say);
+const api = await startOrExit(() => startApi(backends, config, { logger: logger.child({ role: 'api' }), telemetry: metrics.telemetry, readiness }), say);
 const redirector = await startOrExit(
   async () =>
     createRedirectorServer({
       sql: backends.db.sql,
       bus: backends.bus,
-      cacheTier: await backends.cacheTier(),
+      cacheTier: backends.cacheTier,
       clickCounter: backends.clickCounter,
       linkClicks: backends.linkClicks,
       rateLimiter: backends.rateLimiter,
@@ -101,6 +105,7 @@ const redirector = await startOrExit(
       config,
       metricsRegistry: metrics.registry,
       logger: logger.child({ role: 'redirector' }),
+      readiness,
     }),
   say,
 );
@@ -132,7 +137,9 @@ onShutdown(
     metricsServer.close,
   ],
   logger,
+  { readiness },
 );
+readiness.markReady();
 
 logger.info(`API on http://localhost:${api.port}, redirector on http://localhost:${redirector.port} (${uwsBuild().description})`);
 process.stdout.write(`Dashboard: ${dashboard.url}\n`);

@@ -26,6 +26,7 @@ import { registerIntegrationRoutes } from './routes/integration-routes.ts';
 import { registerLinkRoutes } from './routes/link-routes.ts';
 import { registerMemberRoutes } from './routes/member-routes.ts';
 import { registerOrgRoutes } from './routes/org-routes.ts';
+import { Readiness } from '../shared/runtime/readiness.ts';
 
 const isFolder = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
@@ -84,6 +85,11 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   const cookie = cookieSettings(deps.publicUrl);
   installGuard(app, deps, cookie);
   app.get('/healthz', async () => ({ response: { status: 'ok' } }));
+  const readiness = deps.readiness ?? Readiness.ready();
+  app.get('/readyz', async (_req, reply) => {
+    const { status, body } = await readiness.answer();
+    return reply.code(status).type('application/json').send(body);
+  });
   for (const register of ROUTE_MODULES) register(app, deps, cookie);
 
   await app.register(fastifyStatic, {

@@ -9,6 +9,8 @@ import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { WebhookSettings } from '../shared/webhooks/webhook-repository.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 
+import type { Readiness } from '../shared/runtime/readiness.ts';
+
 export interface DashboardDeps {
   sql: Sql;
   rateLimiter: RateLimiter;
@@ -31,4 +33,6 @@ export interface DashboardDeps {
   domains: Pick<DomainChecker, 'checkNow'>;
   /** WEBHOOK_ALLOW_PRIVATE and WEBHOOK_SECRETS_KEY. */
   webhooks: WebhookSettings;
+  /** GET /readyz; default: ready, with no dependency check. */
+  readiness?: Readiness;
 }

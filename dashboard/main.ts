@@ -5,6 +5,7 @@
 import { dashboardSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { createLogger } from '../shared/log/logger.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
+import { postgresCheck, Readiness } from '../shared/runtime/readiness.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { startDashboard } from './start-dashboard.ts';
@@ -15,6 +16,8 @@ const logger = createLogger('dashboard', config.LOG_LEVEL);
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:dashboard', logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
-const dashboard = await startOrExit(() => startDashboard(backends, config, { logger }), say);
+const readiness = new Readiness([postgresCheck(backends.db.sql)]);
+const dashboard = await startOrExit(() => startDashboard(backends, config, { logger, readiness }), say);
 logger.info(`listening on ${config.DASHBOARD_HOST}:${dashboard.port} (${dashboard.url})`);
-onShutdown([backends.close, dashboard.close], logger);
+onShutdown([backends.close, dashboard.close], logger, { readiness });
+readiness.markReady();

@@ -17,6 +17,7 @@ import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-r
 import { startDomainChecker } from './domain-checks.ts';
 import { startTlsAsk } from './tls-ask.ts';
 import { isSpaBuilt, SPA_DIST } from './spa-assets.ts';
+import type { Readiness } from '../shared/runtime/readiness.ts';
 
 const PRUNE_EVERY_MS = 3600_000;
 /** Links made by people are few: a small preview queue (the API's is PREVIEW_FETCH_CONCURRENCY). */
@@ -31,7 +32,7 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-export async function startDashboard(backends: Backends, config: DashboardConfig, o: { logger: Logger }): Promise<RunningDashboard> {
+export async function startDashboard(backends: Backends, config: DashboardConfig, o: { logger: Logger; readiness?: Readiness }): Promise<RunningDashboard> {
   if (!isSpaBuilt()) throw new SetupError(`the dashboard's pages are not built (${SPA_DIST} is missing); run \`npm run build:dashboard\``);
   let port = config.DASHBOARD_PORT;
   // Dashboard saves refresh destination previews like the API's: one bounded, fair queue per process.
@@ -75,6 +76,7 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
       onDestinationSaved: (url, orgId) => void previewQueue.submit(orgId, url),
       linkClicks: backends.linkClicks,
     }),
+    readiness: o.readiness,
   };
   const app = await buildDashboard(deps);
   let ask: Awaited<ReturnType<typeof startTlsAsk>>;

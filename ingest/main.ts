@@ -4,7 +4,8 @@
 // sweeps link expiries into link.expired messages (LinkExpirySweep), until SIGTERM. It needs
 // every server URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
 // process instead, because chDB's data directory belongs to exactly one process. It answers
-// GET /healthz on INGEST_HEALTH_PORT for container healthchecks and GET /metrics on
+// GET /healthz and /readyz on INGEST_HEALTH_PORT (listening first: 503 until the worker runs, and
+// from SIGTERM until it has stopped) and GET /metrics on
 // METRICS_PORT (backfill lag, insert failures); it logs JSON (pino, LOG_LEVEL). Wiring only.
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
@@ -12,6 +13,7 @@ import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
+import { Readiness } from '../shared/runtime/readiness.ts';
 import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer } from '../shared/runtime/metrics-server.ts';
 import { listenError } from '../shared/runtime/listen-failure.ts';
@@ -26,6 +28,19 @@ const say = (m: string): void => void process.stderr.write(`[ingest] ${m}\n`);
 const config = loadConfigOrExit(ingestSchema);
 const logger = createLogger('ingest', config.LOG_LEVEL);
 const metrics = createProcessMetrics();
+// Listening first, so /readyz says 503 (starting) until the worker runs.
+const readiness = new Readiness();
+const health = await startOrExit(
+  () =>
+    startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST, readiness).catch((err: NodeJS.ErrnoException) => {
+      throw listenError(
+        { portSetting: 'INGEST_HEALTH_PORT', hostSetting: 'INGEST_HEALTH_HOST', port: config.INGEST_HEALTH_PORT, host: config.INGEST_HEALTH_HOST },
+        err.code,
+      );
+    }),
+  say,
+);
+onStartupFailure(health.close);
 const backends = await startOrExit(() => openBackends(config, { requireServersFor: 'start:ingest', requireAnalyticsAtStart: true, poolSize: 4, logger }), say);
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
@@ -51,16 +66,6 @@ const report = setInterval(() => {
   }
 }, REPORT_INTERVAL_MS);
 report.unref();
-const health = await startOrExit(
-  () =>
-    startHealthServer(config.INGEST_HEALTH_PORT, config.INGEST_HEALTH_HOST).catch((err: NodeJS.ErrnoException) => {
-      throw listenError(
-        { portSetting: 'INGEST_HEALTH_PORT', hostSetting: 'INGEST_HEALTH_HOST', port: config.INGEST_HEALTH_PORT, host: config.INGEST_HEALTH_HOST },
-        err.code,
-      );
-    }),
-  say,
-);
 const metricsServer = await startOrExit(
   () =>
     startMetricsServer({
@@ -73,8 +78,10 @@ const metricsServer = await startOrExit(
   say,
 );
 onShutdown(
-  [backends.close, () => webhooks.stop(), () => linkExpiry.stop(), () => analyticsFeed.close(), pipeline.close, health.close, metricsServer.close],
+  [health.close, backends.close, () => webhooks.stop(), () => linkExpiry.stop(), () => analyticsFeed.close(), pipeline.close, metricsServer.close],
   logger,
+  { readiness },
 );
+readiness.markReady();
 logger.info(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 logger.info('backfill worker running');

@@ -10,6 +10,7 @@ import { isDependencyUnreachable } from '../shared/net/dependency-unreachable.ts
 import { dependencyUnavailable, rateLimited } from '../shared/errors/domain-errors.ts';
 import { REDIRECT_CACHE_CONTROL, type Decision, type HttpAnswer, type QrAnswer } from '../shared/redirects/decide-redirect.ts';
 import type { Drain } from './drain.ts';
+import type { ReadinessState } from '../shared/runtime/readiness.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import { QR_CONTENT_TYPES, type QrImage } from './qr-codes.ts';
 import { QrRefused, type QrRenderer } from './qr-renderer.ts';
@@ -126,11 +127,18 @@ export class AnswerWriters {
     writeJson(res, '431 Request Header Fields Too Large', HEADERS_TOO_LARGE, method === 'HEAD', true);
   }
 
-  /** /healthz: 200 ok, or 503 draining (closing the connection). */
+  /** /healthz, liveness only: 200 ok while the worker runs (closing the connection once it drains). */
   health(res: uWS.HttpResponse, method: Method): void {
     this.#o.metrics.request('health');
-    if (this.#o.drain.draining) writeJson(res, '503 Service Unavailable', '{"response":{"status":"draining"}}', method === 'HEAD', true);
-    else writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD', false);
+    writeJson(res, '200 OK', '{"response":{"status":"ok"}}', method === 'HEAD', this.#o.drain.draining);
+  }
+
+  /** /readyz: 200 ready; 503 while the process starts, and from its stop signal or drain on (closing the connection). */
+  ready(res: uWS.HttpResponse, method: Method, state: ReadinessState): void {
+    this.#o.metrics.request('health');
+    const status = this.#o.drain.draining ? 'stopping' : state;
+    if (status === 'ready') writeJson(res, '200 OK', '{"response":{"status":"ready"}}', method === 'HEAD', false);
+    else writeJson(res, '503 Service Unavailable', `{"response":{"status":"${status}"}}`, method === 'HEAD', this.#o.drain.draining);
   }
 
   /** 405 to any method but GET and HEAD. */

@@ -1,12 +1,12 @@
 // Invariant: the cluster primary and its workers talk only through these IPC messages. A worker
 // says 'hello' once it listens for messages (anything sent earlier would be lost) and starts
-// serving only after the primary's 'init' (cache epoch and worker count). The primary serves
+// serving only after the primary's 'init' (the host's worker count). The primary serves
 // METRICS_PORT: each scrape gathers every live worker's registry as JSON, with a deadline, and
 // adds them up with its own.
 import type { Cluster, Worker } from 'node:cluster';
 import type { MetricsJson } from '../shared/runtime/prometheus-metrics.ts';
 
-export type PrimaryMessage = { t: 'init'; epoch: string; workers: number } | { t: 'metrics-collect'; id: number };
+export type PrimaryMessage = { t: 'init'; workers: number } | { t: 'metrics-collect'; id: number };
 
 export type WorkerMessage = { t: 'hello' } | { t: 'ready' } | { t: 'metrics-snapshot'; id: number; metrics: MetricsJson };
 
@@ -92,12 +92,12 @@ export function workerReady(worker: Worker, timeoutMs: number): Promise<boolean>
 }
 
 /** Worker side: says hello and waits for the primary's init message. */
-export function awaitInit(): Promise<{ epoch: string; workers: number }> {
+export function awaitInit(): Promise<{ workers: number }> {
   return new Promise((resolve) => {
     const onMessage = (raw: unknown): void => {
       if (isMessage<PrimaryMessage>(raw) && raw.t === 'init') {
         process.off('message', onMessage);
-        resolve({ epoch: raw.epoch, workers: raw.workers });
+        resolve({ workers: raw.workers });
       }
     };
     process.on('message', onMessage);

@@ -23,6 +23,8 @@ import { exposeRedirectorMetrics, RedirectorMetrics, type MetricsSnapshot } from
 import { postgresEntitySource } from './entity-source.ts';
 import { RedirectResolver } from './redirect-resolver.ts';
 import { RedirectService } from './redirect-service.ts';
+import { LiveWorkers, type WorkerRegistry } from '../shared/quotas/live-workers.ts';
+import type { Readiness } from '../shared/runtime/readiness.ts';
 import { serveRedirects } from './redirector-server.ts';
 
 export interface RedirectorDeps {
@@ -44,8 +46,14 @@ export interface RedirectorDeps {
         'SHUTDOWN_GRACE_MS' | 'DEFAULT_SHORT_DOMAIN' | 'SHORT_LINK_BASE_URL' | 'QR_RENDERS_PER_MINUTE' | 'QR_CACHE_MAX_BYTES' | 'LINK_CACHE_MAX_BYTES'
       >
     >;
-  /** Workers sharing this host's traffic (bounds admissions while the counter store is down). Default 1. */
-  workersHint?: number;
+  /**
+   * The fleet's registry of live redirector workers (Redis; null or absent in one-process setups)
+   * and this host's worker count: while the click counter store is down, a worker admits its
+   * share of what is left, by the fleet's live workers as last seen.
+   */
+  fleet?: { registry: WorkerRegistry | null; hostWorkers: number };
+  /** GET /readyz; default: ready once listening (503 from the drain on either way). */
+  readiness?: Readiness;
   /** The process's Prometheus registry; the hot counters are read into it at scrape time. */
   metricsRegistry?: Registry;
   /** Click-usage flush period (ms). Default 1000. */
@@ -93,10 +101,13 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     hits: (kind) => metrics.cacheCounters(kind),
     onError,
   });
+  const hostWorkers = deps.fleet?.hostWorkers ?? 1;
+  const live = deps.fleet?.registry ? new LiveWorkers({ registry: deps.fleet.registry, hostWorkers, onError }) : null;
+  await live?.start();
   const quota = new ClickQuota({
     store: deps.clickCounter,
     usage: deps.usageStore,
-    workersHint: deps.workersHint ?? 1,
+    liveWorkers: live?.current ?? (() => hostWorkers),
     flushIntervalMs: deps.usageFlushIntervalMs ?? 1_000,
     onFlush: (ms) => metrics.usageFlushed(ms),
     onError,
@@ -132,6 +143,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
     port: config.REDIRECT_PORT,
     trustProxy: config.TRUST_PROXY,
     passwords: { cookies: passwordCookies, limiter: passwordLimiter, secureCookies: shortLinkBase(config).startsWith('https:') },
+    readiness: () => deps.readiness?.state ?? 'ready',
     onError,
   });
 
@@ -146,6 +158,7 @@ export async function createRedirectorServer(deps: RedirectorDeps): Promise<Redi
         await server.drain(config.SHUTDOWN_GRACE_MS ?? DEFAULT_GRACE_MS);
         await resolver.unsubscribe();
         await quota.close();
+        await live?.stop();
         await qr.close();
       })()),
   };

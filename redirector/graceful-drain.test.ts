@@ -103,10 +103,12 @@ describe('graceful drain', () => {
     const idle = new RawConnection(port);
     const slow = new RawConnection(port);
     await Promise.all([active.opened(), idle.opened(), slow.opened()]);
-    active.send('/healthz');
+    active.send('/readyz');
     const before = await active.response();
     expect(before.status).toBe(200);
     expect(before.headers).not.toContain('connection: close');
+    idle.send('/healthz');
+    expect((await idle.response()).status).toBe(200);
 
     // Hold the link's load in Postgres: the request is received but cannot be answered yet.
     let release!: () => void;
@@ -131,12 +133,12 @@ describe('graceful drain', () => {
     // go (after the listen-socket settle delay) the connection is closed after its answer.
     let during = { status: 0, headers: '' };
     for (const end = Date.now() + 3_000; Date.now() < end; ) {
-      active.send('/healthz');
+      active.send('/readyz');
       during = await active.response();
       if (during.status === 503) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(during.status).toBe(503);
+    expect(during.status).toBe(503); // not ready: a load balancer stops sending here
     expect(during.headers).toContain('connection: close'); // clients reconnect without an error
     expect(await active.untilClosed(1_000)).toBe(true);
 

@@ -1,8 +1,8 @@
 // Invariant: `npm run start:redirector` is the production redirector: a node:cluster primary that
 // serves nothing itself and REDIRECT_WORKERS workers (default: one per core) that each run one
 // uWS app on the same port (SO_REUSEPORT). It needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL
-// (embedded mode is `npm start`), refuses to start on the uWS JS fallback, migrates and starts a
-// fresh Redis cache epoch once in the primary, relays the outbox from the primary, and restarts
+// (embedded mode is `npm start`), refuses to start on the uWS JS fallback, migrates once in the
+// primary, relays the outbox from the primary, and restarts
 // crashed workers. SIGHUP restarts the workers one by one (a new one listens before the old one
 // drains), so no request goes unanswered. SIGTERM drains every worker (SHUTDOWN_GRACE_MS) and
 // flushes its events; a second signal changes nothing. The primary alone serves GET /metrics on
@@ -18,6 +18,7 @@ import { createLogger } from '../shared/log/logger.ts';
 import { startMetricsServer, type MetricsText } from '../shared/runtime/metrics-server.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { aggregateMetrics, createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
+import { Readiness } from '../shared/runtime/readiness.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { EXIT_CONFIG, onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
 import { announceReady, answerMetricsCollections, awaitInit, servePrimary, workerReady } from './cluster-messages.ts';
@@ -50,10 +51,9 @@ else await runWorker(config);
 async function runPrimary(c: RedirectorConfig): Promise<void> {
   const workers = c.REDIRECT_WORKERS ?? availableParallelism();
   const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 1, logger }), say);
-  const epoch = (await backends.startCacheEpoch()) ?? '0';
   await backends.startOutboxRelay();
 
-  const gatherWorkers = servePrimary(cluster, { t: 'init', epoch, workers });
+  const gatherWorkers = servePrimary(cluster, { t: 'init', workers });
   const render = async (): Promise<MetricsText> => aggregateMetrics([await metrics.registry.getMetricsAsJSON(), ...(await gatherWorkers())]);
   const metricsServer = await startOrExit(
     () => startMetricsServer({ port: c.METRICS_PORT, host: c.METRICS_HOST, render, onError: (err) => logger.error({ err }, 'metrics'), log: logger }),
@@ -79,7 +79,7 @@ async function runPrimary(c: RedirectorConfig): Promise<void> {
     }, 1_000);
   });
   for (let i = 0; i < workers; i++) cluster.fork();
-  logger.info(`${workers} workers on ${c.REDIRECT_HOST}:${c.REDIRECT_PORT}, cache epoch ${epoch}`);
+  logger.info(`${workers} workers on ${c.REDIRECT_HOST}:${c.REDIRECT_PORT}`);
 
   const alive = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
   // Rolling restart: each worker is replaced by a fresh one that listens (SO_REUSEPORT) before
@@ -127,6 +127,7 @@ function stopWorker(w: Worker, deadlineMs: number): Promise<void> {
 
 async function runWorker(c: RedirectorConfig): Promise<void> {
   const init = await awaitInit();
+  const readiness = new Readiness();
   const backends = await startOrExit(() => openBackends(c, { requireServersFor: entry, poolSize: 4, logger }), say);
   onStartupFailure(backends.close);
   const analytics = await backends.analytics();
@@ -142,20 +143,22 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
       createRedirectorServer({
         sql: backends.db.sql,
         bus: backends.bus,
-        cacheTier: await backends.cacheTier(init.epoch),
+        cacheTier: backends.cacheTier,
         clickCounter: backends.clickCounter,
         linkClicks: backends.linkClicks,
         rateLimiter: backends.rateLimiter,
         usageStore: backends.usageStore,
         hitSink: pipeline.sink,
         config: c,
-        workersHint: init.workers,
+        fleet: { registry: backends.workerRegistry, hostWorkers: init.workers },
+        readiness,
         metricsRegistry: metrics.registry,
         logger,
       }),
     say,
   );
-  onShutdown([backends.close, () => analyticsFeed.close(), pipeline.close, server.close], logger);
+  onShutdown([backends.close, () => analyticsFeed.close(), pipeline.close, server.close], logger, { readiness });
+  readiness.markReady();
   announceReady();
   logger.info(`listening on ${c.REDIRECT_HOST}:${server.port}`);
 }

@@ -1,5 +1,5 @@
 // Invariant: one uWS app per call, in the current process, and only transport: the uWS router
-// sends /healthz, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD; POST: a password
+// sends /healthz, /readyz, /:code/qr.svg, /:code/qr.png and /:code (GET and HEAD; POST: a password
 // form, password-form.ts) to thin handlers,
 // everything else to a 404 envelope, other methods to 405 (/metrics is served on METRICS_PORT
 // only: here it is an unknown code). A handler copies the request facts (uws-request-facts.ts),
@@ -14,6 +14,7 @@ import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
 import { AnswerWriters } from './answer-writers.ts';
 import type { Decision, Route } from '../shared/redirects/decide-redirect.ts';
 import { Drain } from './drain.ts';
+import type { ReadinessState } from '../shared/runtime/readiness.ts';
 import { answerAfterBody } from './lingering-answer.ts';
 import { LINGER_BYTES } from '../shared/net/lingering-close.ts';
 import type { RedirectorMetrics } from './metrics.ts';
@@ -38,6 +39,8 @@ export interface RedirectorServerOptions {
   trustProxy: TrustProxy;
   /** Password forms: the cookie signer, the wrong-try limiter, whether cookies are Secure (https short links). */
   passwords: { cookies: PasswordCookies; limiter: RateLimiter; secureCookies: boolean };
+  /** The process's readiness state, for /readyz (the drain also turns it to 503). */
+  readiness: () => ReadinessState;
   onError: (err: unknown) => void;
 }
 
@@ -186,6 +189,10 @@ export async function serveRedirects(o: RedirectorServerOptions): Promise<Listen
     register(
       '/healthz',
       guarded(method, (res) => writers.health(res, method)),
+    );
+    register(
+      '/readyz',
+      guarded(method, (res) => writers.ready(res, method, o.readiness())),
     );
     register(
       '/:code/qr.svg',

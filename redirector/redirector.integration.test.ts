@@ -150,13 +150,16 @@ describe('errors', () => {
     expect(sink.hits).toHaveLength(0);
   });
 
-  it('other methods → 405 (POST /:code is a password form: an unknown code 404); /healthz; /metrics is not served here but read from the registry', async () => {
+  it('other methods → 405 (POST /:code is a password form: an unknown code 404); /healthz, /readyz; /metrics is not served here but read from the registry', async () => {
     expect((await get('/abcdefg', { method: 'PUT' })).status).toBe(405);
     expect((await get('/abcdefg/x', { method: 'POST' })).status).toBe(405);
     expect((await get('/abcdefg', { method: 'POST', headers: { accept: 'application/json' } })).status).toBe(404);
     const health = await get('/healthz');
     expect(health.status).toBe(200);
     expect(JSON.parse(health.text)).toEqual({ response: { status: 'ok' } });
+    const ready = await get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toEqual({ response: { status: 'ready' } });
     const metrics = await get('/metrics'); // answered like any unknown code
     expect(metrics.status).toBe(404);
     expect(JSON.parse(metrics.text)).toEqual({ errors: [{ code: 'EN001', message: "Short URL with shortCode 'metrics' not found" }] });

@@ -4,7 +4,8 @@
 // one): SKIP LOCKED hands each row to one of them at a time, and a row whose publish failed stays
 // for the next round. The relay wakes on the outbox NOTIFY and on every (re)LISTEN, and polls
 // every pollIntervalMs as a backstop for notifications lost while its LISTEN connection was
-// down. While the bus stays down, rows older than maxAgeMs (far beyond every cache TTL, so the
+// down; with no connection that may LISTEN (a transaction pooler and no direct URL) it polls
+// every POOLED_POLL_MS instead, so a change still reaches the bus within a fraction of a second. While the bus stays down, rows older than maxAgeMs (far beyond every cache TTL, so the
 // caches have expired what they name) are pruned undelivered, which bounds the table. A relay
 // given `purge` runs it on a batch's messages before it publishes them (the shared cache tier's
 // entries are dropped there, so a message every subscriber missed leaves nothing stale behind);
@@ -16,6 +17,8 @@ import { OUTBOX_CHANNEL } from './invalidation-outbox.ts';
 
 export interface OutboxRelayOptions {
   sql: Sql;
+  /** The client that LISTENs for the outbox NOTIFY; null when none may (polled instead). Default: sql. */
+  listen?: Sql | null;
   bus: InvalidationBus;
   /** Drops what the messages name from a shared cache before they are published. */
   purge?: (messages: readonly Invalidation[]) => Promise<void>;
@@ -35,9 +38,12 @@ export interface OutboxRelayMetrics {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+/** The poll when nothing LISTENs: with the bus's own delivery, well within a second. */
+export const POOLED_POLL_MS = 200;
 
 export class OutboxRelay {
-  readonly #o: Required<Omit<OutboxRelayOptions, 'onError' | 'purge'>> & Pick<OutboxRelayOptions, 'onError' | 'purge'>;
+  readonly #o: Required<Omit<OutboxRelayOptions, 'onError' | 'purge' | 'listen'>> & Pick<OutboxRelayOptions, 'onError' | 'purge'>;
+  readonly #listen: Sql | null;
   readonly #m: OutboxRelayMetrics = { relayed: 0, failedRounds: 0, pruned: 0 };
   #timer: NodeJS.Timeout | null = null;
   #unlisten: (() => Promise<void>) | null = null;
@@ -47,17 +53,20 @@ export class OutboxRelay {
   #lastPrune = 0;
 
   constructor(options: OutboxRelayOptions) {
-    this.#o = { pollIntervalMs: 1_000, batchSize: 500, maxAgeMs: 600_000, ...options };
+    this.#listen = options.listen === undefined ? options.sql : options.listen;
+    this.#o = { pollIntervalMs: this.#listen ? 1_000 : POOLED_POLL_MS, batchSize: 500, maxAgeMs: 600_000, ...options };
   }
 
-  /** Starts listening and relays what is already queued. */
+  /** Starts listening (where it may) and relays what is already queued. */
   async start(): Promise<void> {
-    const meta = await this.#o.sql.listen(
-      OUTBOX_CHANNEL,
-      () => this.kick(),
-      () => this.kick(),
-    );
-    this.#unlisten = () => meta.unlisten();
+    if (this.#listen) {
+      const meta = await this.#listen.listen(
+        OUTBOX_CHANNEL,
+        () => this.kick(),
+        () => this.kick(),
+      );
+      this.#unlisten = () => meta.unlisten();
+    }
     this.#timer = setInterval(() => this.kick(), this.#o.pollIntervalMs);
     this.#timer.unref();
     this.kick();

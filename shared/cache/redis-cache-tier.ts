@@ -1,19 +1,22 @@
-// Invariant: the SharedCacheTier over Redis. A Redis cache entry can never outlive an invalidation of its key. Each key has a
-// generation counter; a loader reads the generation together with the (missing) entry *before*
+// Invariant: the SharedCacheTier over Redis (a server or a Cluster), one namespace for the whole
+// fleet, so an entry one redirector host loaded is a hit for every other. A Redis cache entry can
+// never outlive an invalidation of its key: each key has a generation counter in its own hash
+// slot (`{entry}:gen`); a loader reads the generation together with the (missing) entry *before*
 // it reads Postgres, and its fill is written only if the generation is still the one it read.
 // Invalidation bumps the generation and deletes the entry in one script, so a fill computed from
-// a pre-commit read either lands before the delete (and is deleted) or is refused. Entries carry
-// short TTLs as the safety net for lost bus messages. Keys live under
-// `${prefix}rc:${epoch}:`; a redirector cluster starts a new epoch, so entries written before
-// its start (possibly missing invalidations published while nothing listened) are never read.
-// The outbox relay also invalidates in the recent epochs before it publishes, so a message every
-// subscriber missed (all reconnecting) leaves no stale entry here either.
-// Lookups of one event-loop turn share one MGET.
-import type { Redis } from 'ioredis';
+// a pre-commit read either lands before the delete (and is deleted) or is refused. The outbox
+// relay runs that invalidation before it publishes, so a message a host missed leaves nothing
+// stale here; short TTLs are the last safety net. Keys are `${prefix}cache:${CACHE_FORMAT}:…`:
+// the format changes only when the cached encoding does. Lookups of one event-loop turn share
+// one read (mgetAcrossSlots).
 import { BatchLoader } from './batch-loader.ts';
+import { mgetAcrossSlots, slotMate, type RedisClient } from '../redis/redis-client.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 import type { CachedEntry } from './cached-entry.ts';
 import type { CacheLookup, SharedCacheTier } from './shared-cache-tier.ts';
+
+/** The encoding of cached entities; a change of it is a new namespace (old entries are never read). */
+export const CACHE_FORMAT = 'v1';
 
 const FILL = new RedisScript(`
 local gen = redis.call('GET', KEYS[2]) or '0'
@@ -32,25 +35,19 @@ return 1`);
 /** Generation keys must outlive the slowest Postgres load by far. */
 const GENERATION_TTL_MS = 3_600_000;
 
-const epochBase = (prefix: string, epoch: string): string => `${prefix}rc:${epoch}:`;
-const entryKeyIn = (base: string, kind: string, id: string): string => `${base}${kind}:${id}`;
-const generationKeyIn = (base: string, kind: string, id: string): string => `${base}gen:${kind}:${id}`;
-
-async function invalidateIn(redis: Redis, base: string, kind: string, id: string): Promise<void> {
-  await INVALIDATE.run(redis, [entryKeyIn(base, kind, id), generationKeyIn(base, kind, id)], [GENERATION_TTL_MS]);
-}
+const entryKeyOf = (prefix: string, kind: string, id: string): string => `${prefix}cache:${CACHE_FORMAT}:${kind}:${id}`;
+const generationKeyOf = (entryKey: string): string => slotMate(entryKey, 'gen');
 
 export class RedisCacheTier implements SharedCacheTier {
-  readonly #redis: Redis;
-  readonly #base: string;
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
   readonly #lookups: BatchLoader<CacheLookup>;
 
-  constructor(redis: Redis, prefix: string, epoch: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
-    this.#base = epochBase(prefix, epoch);
+    this.#prefix = prefix;
     this.#lookups = new BatchLoader(async (entryKeys) => {
-      const generationKeys = entryKeys.map((k) => `${this.#base}gen:${k.slice(this.#base.length)}`);
-      const values = await this.#redis.mget(...entryKeys, ...generationKeys);
+      const values = await mgetAcrossSlots(this.#redis, [...entryKeys, ...entryKeys.map(generationKeyOf)]);
       const out = new Map<string, CacheLookup>();
       for (const [i, k] of entryKeys.entries()) out.set(k, { value: values[i] ?? null, generation: values[entryKeys.length + i] ?? '0' });
       return out;
@@ -58,11 +55,11 @@ export class RedisCacheTier implements SharedCacheTier {
   }
 
   entryKey(kind: string, id: string): string {
-    return entryKeyIn(this.#base, kind, id);
+    return entryKeyOf(this.#prefix, kind, id);
   }
 
   generationKey(kind: string, id: string): string {
-    return generationKeyIn(this.#base, kind, id);
+    return generationKeyOf(this.entryKey(kind, id));
   }
 
   async lookup(kind: string, id: string): Promise<CacheLookup> {
@@ -76,33 +73,13 @@ export class RedisCacheTier implements SharedCacheTier {
   }
 
   async invalidate(kind: string, id: string): Promise<void> {
-    await invalidateIn(this.#redis, this.#base, kind, id);
+    await INVALIDATE.run(this.#redis, [this.entryKey(kind, id), this.generationKey(kind, id)], [GENERATION_TTL_MS]);
   }
 }
 
-/**
- * Invalidates entries in the current cache epoch and the one before it (a rolling restart runs the
- * old cluster beside the new one for a while). The outbox relay calls it before it publishes: an
- * entry written before a change then never outlives the change in Redis, even when every
- * subscriber missed the message while it reconnected (a resync clears only the in-process tier).
- */
-export async function invalidateRecentEpochs(redis: Redis, prefix: string, entries: readonly CachedEntry[]): Promise<void> {
+/** Invalidates the named entries in the fleet's cache (the outbox relay, before it publishes). */
+export async function invalidateEntries(redis: RedisClient, prefix: string, entries: readonly CachedEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const current = Number(await currentCacheEpoch(redis, prefix));
-  const epochs = current > 0 ? [current, current - 1] : [current];
-  await Promise.all(
-    epochs.flatMap((epoch) => {
-      const base = epochBase(prefix, String(epoch));
-      return entries.map(({ kind, id }) => invalidateIn(redis, base, kind, id));
-    }),
-  );
-}
-
-/** The cache epoch a cluster uses; `bumpCacheEpoch` starts a new one (the cluster primary, once). */
-export async function bumpCacheEpoch(redis: Redis, prefix: string): Promise<string> {
-  return String(await redis.incr(`${prefix}rc:epoch`));
-}
-
-export async function currentCacheEpoch(redis: Redis, prefix: string): Promise<string> {
-  return (await redis.get(`${prefix}rc:epoch`)) ?? '0';
+  const tier = new RedisCacheTier(redis, prefix);
+  await Promise.all(entries.map(({ kind, id }) => tier.invalidate(kind, id)));
 }

@@ -13,6 +13,8 @@ export type { Sql, Tx } from './sql.ts';
 export interface Database {
   sql: Sql;
   url: string;
+  /** A client that may LISTEN (session state): `sql` itself unless DATABASE_URL is a transaction pooler; then the direct URL's, or null. */
+  listenSql: Sql | null;
   close(): Promise<void>;
 }
 
@@ -36,10 +38,12 @@ function survivesDroppedSetupQueries(): void {
   });
 }
 
-export function connect(url: string, max = 10): Sql {
+/** Through a transaction pooler (DATABASE_POOLER=transaction) no statement is prepared: a pooler hands each transaction any server connection. */
+export function connect(url: string, max = 10, o: { prepare?: boolean } = {}): Sql {
   survivesDroppedSetupQueries();
   return postgres(url, {
     max,
+    prepare: o.prepare ?? true,
     // A server that does not answer fails a request within seconds (503 SML006), never a 30 s hang.
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     onnotice: () => {},
@@ -51,29 +55,57 @@ export function connect(url: string, max = 10): Sql {
   }) as unknown as Sql;
 }
 
+/** Opening failed; `url` names the option whose server did not do its part. */
+export class DatabaseOpenError extends Error {
+  constructor(
+    readonly url: 'url' | 'directUrl',
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'DatabaseOpenError';
+  }
+}
+
 export interface OpenDatabaseOptions {
   url: string;
   poolSize?: number;
+  /** `transaction`: `url` is a transaction pooler: no prepared statements, no LISTEN through it. */
+  pooler?: 'none' | 'transaction';
+  /** The primary past the pooler (DATABASE_DIRECT_URL): migrations and LISTEN use it. */
+  directUrl?: string | undefined;
   /** Runs after the pool ends (the composition root stops an embedded cluster it started). */
   release?: () => Promise<void>;
 }
 
-/** Connects to `url` and migrates it; close() ends the pool, then runs `release`. */
+/**
+ * Connects to `url` and migrates it (through the direct URL when one is given); close() ends the
+ * pools, then runs `release`. Behind a transaction pooler without a direct URL nothing LISTENs.
+ */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
-  const sql = connect(opts.url, opts.poolSize);
+  const pooled = opts.pooler === 'transaction';
+  const sql = connect(opts.url, opts.poolSize, { prepare: !pooled });
+  // LISTEN holds a connection of its own (postgres.js opens one per client for it).
+  const direct = opts.directUrl ? connect(opts.directUrl, 1) : null;
   const release = opts.release ?? (async () => {});
+  const end = async (): Promise<void> => {
+    await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+  };
+  let step: 'url' | 'directUrl' = direct ? 'directUrl' : 'url';
   try {
-    await migrate(sql);
+    await migrate(direct ?? sql);
+    step = 'url';
+    if (direct) await sql`select 1`;
   } catch (err) {
-    await sql.end({ timeout: 1 });
+    await Promise.all([sql.end({ timeout: 1 }), direct?.end({ timeout: 1 })]);
     await release();
-    throw err;
+    throw new DatabaseOpenError(step, err);
   }
   return {
     sql,
     url: opts.url,
+    listenSql: direct ?? (pooled ? null : sql),
     close: async () => {
-      await sql.end({ timeout: 5 });
+      await end();
       await release();
     },
   };

@@ -1,9 +1,10 @@
-// Invariant: the RateLimiter contract runs against every adapter (Redis only when the real server
-// answers), plus the checks only one adapter can show: bounded memory, key expiry, atomicity across
+// Invariant: the RateLimiter contract runs against every adapter (Redis on the real server and on
+// the run's Redis Cluster, when they answer), plus the checks only one adapter can show: bounded memory, key expiry, atomicity across
 // connections, and that a borrowed Redis client stays open.
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { deleteRedisPrefix, redisTestPrefix } from '../../test/support/servers.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestRedis, deletePrefixOn, redisTestTargets } from '../../test/support/redis-targets.ts';
+import { redisTestPrefix } from '../../test/support/servers.ts';
+import type { RedisClient } from '../redis/redis-client.ts';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import { rateLimiterContract } from './rate-limiter.contract.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
@@ -29,48 +30,47 @@ describe('MemoryRateLimiter', () => {
   });
 });
 
-const redisUrl = inject('realRedisUrl');
+for (const target of redisTestTargets()) {
+  describe(`RedisRateLimiter on ${target.name}`, () => {
+    const prefix = redisTestPrefix();
+    let redis: RedisClient;
 
-describe.skipIf(!redisUrl)('RedisRateLimiter on 127.0.0.1:6379', () => {
-  const url = redisUrl ?? '';
-  const prefix = redisTestPrefix();
-  let redis: Redis;
+    beforeAll(async () => {
+      redis = await connectTestRedis(target);
+    });
+    afterAll(async () => {
+      await deletePrefixOn(redis, prefix);
+      redis?.disconnect();
+    });
 
-  beforeAll(() => {
-    redis = new Redis(url);
+    rateLimiterContract('redis', (clock) => new RedisRateLimiter(redis, prefix, clock ? { clock } : {}));
+
+    it('keeps buckets under the prefix with an expiry of the time until full', async () => {
+      const limiter = new RedisRateLimiter(redis, prefix);
+      await limiter.consume('expiry', 60); // one token short: full again in 1 s
+      const key = limiter.bucketKey('expiry');
+      expect(key.startsWith(prefix)).toBe(true);
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(1_000);
+      expect(ttl).toBeLessThanOrEqual(2_000);
+    });
+
+    it('is atomic across connections and hosts: 50 calls over 5 clients allow exactly 20 (server clock)', async () => {
+      const clients = await Promise.all(Array.from({ length: 5 }, () => connectTestRedis(target)));
+      try {
+        const limiters = clients.map((c) => new RedisRateLimiter(c, prefix));
+        const calls = Array.from({ length: 50 }, (_, i) => limiters[i % limiters.length]!.consume('shared', 20));
+        const results = await Promise.all(calls);
+        expect(results.filter((d) => d.allowed)).toHaveLength(20);
+      } finally {
+        for (const c of clients) c.disconnect();
+      }
+    });
+
+    it('leaves the borrowed client open on close()', async () => {
+      const limiter = new RedisRateLimiter(redis, prefix);
+      await limiter.close();
+      expect(await redis.ping()).toBe('PONG');
+    });
   });
-  afterAll(async () => {
-    redis?.disconnect();
-    await deleteRedisPrefix(url, prefix);
-  });
-
-  rateLimiterContract('redis', (clock) => new RedisRateLimiter(redis, prefix, clock ? { clock } : {}));
-
-  it('keeps buckets under the prefix with an expiry of the time until full', async () => {
-    const limiter = new RedisRateLimiter(redis, prefix);
-    await limiter.consume('expiry', 60); // one token short: full again in 1 s
-    const key = limiter.bucketKey('expiry');
-    expect(key.startsWith(prefix)).toBe(true);
-    const ttl = await redis.pttl(key);
-    expect(ttl).toBeGreaterThan(1_000);
-    expect(ttl).toBeLessThanOrEqual(2_000);
-  });
-
-  it('is atomic across connections and hosts: 50 calls over 5 clients allow exactly 20 (server clock)', async () => {
-    const clients = Array.from({ length: 5 }, () => new Redis(url));
-    try {
-      const limiters = clients.map((c) => new RedisRateLimiter(c, prefix));
-      const calls = Array.from({ length: 50 }, (_, i) => limiters[i % limiters.length]!.consume('shared', 20));
-      const results = await Promise.all(calls);
-      expect(results.filter((d) => d.allowed)).toHaveLength(20);
-    } finally {
-      for (const c of clients) c.disconnect();
-    }
-  });
-
-  it('leaves the borrowed client open on close()', async () => {
-    const limiter = new RedisRateLimiter(redis, prefix);
-    await limiter.close();
-    expect(await redis.ping()).toBe('PONG');
-  });
-});
+}

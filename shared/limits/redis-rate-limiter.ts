@@ -4,7 +4,7 @@
 // clock skew between them. Bucket keys are `${prefix}rl:${key}` and carry a PEXPIRE of the time
 // until they are full again (plus a second), so idle buckets vanish. The arithmetic mirrors
 // token-bucket.ts exactly. The Redis client is borrowed: close() never closes it.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.ts';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
 import { assertLimitPerMin, UNITS_PER_TOKEN } from './token-bucket.ts';
 
@@ -66,7 +66,7 @@ export interface RedisRateLimiterOptions {
 }
 
 export class RedisRateLimiter implements RateLimiter {
-  readonly #redis: Redis & TakeTokenClient;
+  readonly #redis: RedisClient & TakeTokenClient;
   readonly #prefix: string;
   readonly #clock: (() => number) | undefined;
 
@@ -75,9 +75,9 @@ export class RedisRateLimiter implements RateLimiter {
    *   falling back to EVAL after a server restart).
    * @param prefix the deployment's key prefix, e.g. `shortlink:`.
    */
-  constructor(redis: Redis, prefix: string, options: RedisRateLimiterOptions = {}) {
+  constructor(redis: RedisClient, prefix: string, options: RedisRateLimiterOptions = {}) {
     redis.defineCommand(COMMAND, { lua: TAKE_TOKEN_LUA, numberOfKeys: 1 });
-    this.#redis = redis as Redis & TakeTokenClient;
+    this.#redis = redis as RedisClient & TakeTokenClient;
     this.#prefix = prefix;
     this.#clock = options.clock;
   }

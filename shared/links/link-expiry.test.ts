@@ -4,9 +4,9 @@
 // counters); never for a live or archived link; again after a save re-arms it (later expiresAt,
 // higher maxClicks), not after a save that leaves it expired; and once when several sweepers run
 // at the same time. Real Postgres (and Redis when it runs).
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
+import { connectTestRedis, deletePrefixOn, redisTestTargets } from '../../test/support/redis-targets.ts';
+import { createTestDatabase, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
 import { createOrganization } from '../orgs/org-repository.ts';
 import type { LinkClickStore } from '../quotas/link-click-counter.ts';
 import { MemoryLinkClickCounter } from '../quotas/memory-link-click-counter.ts';
@@ -16,20 +16,21 @@ import { LinkExpirySweep } from './link-expiry.ts';
 import { saveLink, type Actor, type LinkServiceDeps } from './save-link.ts';
 
 let db: TestDatabase;
-const redisUrl = inject('realRedisUrl');
 const prefix = redisTestPrefix();
-const redis = redisUrl ? new Redis(redisUrl) : null;
+const redisClients = await Promise.all(redisTestTargets().map(async (t) => ({ name: t.name, client: await connectTestRedis(t) })));
 beforeAll(async () => {
   db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
 });
 afterAll(async () => {
-  if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
-  redis?.disconnect();
+  for (const { client } of redisClients) {
+    await deletePrefixOn(client, prefix);
+    client.disconnect();
+  }
   await db?.drop();
 });
 
 const counters: [string, () => LinkClickStore][] = [['memory', () => new MemoryLinkClickCounter()]];
-if (redis) counters.push(['redis', () => new RedisLinkClickCounter(redis, `${prefix}${Math.random()}:`)]);
+for (const { name, client } of redisClients) counters.push([name, () => new RedisLinkClickCounter(client, `${prefix}${Math.random()}:`)]);
 
 interface Fixture {
   actor: Actor;

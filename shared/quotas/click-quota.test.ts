@@ -1,9 +1,9 @@
 // Invariant: the click quota is exercised on real storage only: usage_counters in a migrated test
 // database and the counter store in memory (embedded) or on the machine's Redis (skipped when it
 // does not answer). Several ClickQuota instances sharing one store stand for several workers.
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, deleteRedisPrefix, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
+import { connectTestRedis, deletePrefixOn, redisTestTargets } from '../../test/support/redis-targets.ts';
+import { createTestDatabase, redisTestPrefix, type TestDatabase } from '../../test/support/servers.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { organizationOf } from '../../test/support/model-fixtures.ts';
 import { billingPeriod } from './billing-period.ts';
@@ -16,25 +16,25 @@ import { PostgresUsageStore, type UsageStore } from './usage-store.ts';
 
 let db: TestDatabase;
 let usage: UsageStore;
-const redisUrl = inject('realRedisUrl');
 const prefix = redisTestPrefix();
-let redis: Redis | null = null;
+const redisClients = await Promise.all(redisTestTargets().map(async (t) => ({ name: t.name, client: await connectTestRedis(t) })));
 
 beforeAll(async () => {
   db = await createTestDatabase(inject('embeddedPgUrl'));
   usage = new PostgresUsageStore(db.sql);
-  if (redisUrl) redis = new Redis(redisUrl);
 });
 
 afterAll(async () => {
-  if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
-  redis?.disconnect();
+  for (const { client } of redisClients) {
+    await deletePrefixOn(client, prefix);
+    client.disconnect();
+  }
   await db?.drop();
 });
 
 const stores: { name: string; make: () => ClickCounterStore | null }[] = [
   { name: 'memory store', make: () => new MemoryClickCounterStore() },
-  { name: 'redis store', make: () => (redis ? new RedisClickCounterStore(redis, prefix) : null) },
+  ...redisClients.map(({ name, client }) => ({ name: `redis store (${name})`, make: () => new RedisClickCounterStore(client, prefix) })),
 ];
 
 async function admit(q: ClickQuota, org: Organization): Promise<boolean> {

@@ -21,8 +21,8 @@ import type { UsageStore } from './usage-store.ts';
 export interface ClickQuotaOptions {
   store: ClickCounterStore;
   usage: UsageStore;
-  /** How many workers share one host's traffic; bounds local admissions while the store is down. */
-  workersHint?: number;
+  /** The fleet's live workers, as last seen (default 1); bounds local admissions while the store is down. */
+  liveWorkers?: () => number;
   flushIntervalMs?: number;
   onFlush?: (latencyMs: number) => void;
   onError?: (err: unknown) => void;
@@ -70,7 +70,7 @@ export class ClickQuota {
   constructor(options: ClickQuotaOptions) {
     this.#o = options;
     this.#tally = new UsageTally(options.usage, options.onError);
-    this.#leases = new LeaseAdmission({ store: orgPeriodCounters(options.store), workersHint: options.workersHint ?? 1, onError: options.onError });
+    this.#leases = new LeaseAdmission({ store: orgPeriodCounters(options.store), liveWorkers: options.liveWorkers ?? (() => 1), onError: options.onError });
   }
 
   start(): void {

@@ -3,9 +3,11 @@
 // the limit, so all workers together admit at most `limit` while the store keeps its counter.
 // Admission is synchronous while the local lease lasts; a counter waits on the store only when
 // its lease is used up (leases shrink near the limit: about 1/8 of what is left, at most
-// MAX_LEASE), and refills before it runs out. While the store is unreachable each worker admits
-// at most 1/workersHint of what the durable count says is left. An uncapped counter's clicks are
-// only added to the shared counter. A lease left unused for a whole flush interval goes back to
+// MAX_LEASE), and refills before it runs out. While the store is unreachable a worker admits,
+// over the whole outage, at most its share of what the durable count said was left when the
+// outage began: that remainder over the fleet's live workers (liveWorkers(): the count last seen
+// in the shared registry), so every worker of every host together admits at most the remainder.
+// An uncapped counter's clicks are only added to the shared counter. A lease left unused for a whole flush interval goes back to
 // the store. One counter per key K: an organisation's month today; a link's lifetime next.
 import type { Lease } from './click-counter-store.ts';
 
@@ -31,6 +33,8 @@ export interface LeaseEntry<K> {
   storeLease: number;
   /** Clicks admitted on a local estimate while the store was unreachable (never returned). */
   localLease: number;
+  /** Since the store became unreachable for this counter: what was left then, and the local grants since. */
+  outage: { left: number; granted: number } | null;
   /** Last counter value seen from the store. */
   total: number;
   lastWant: number;
@@ -43,8 +47,8 @@ export interface LeaseEntry<K> {
 
 export interface LeaseAdmissionOptions<K> {
   store: LeaseStore<K>;
-  /** How many workers share one host's traffic; bounds local admissions while the store is down. */
-  workersHint: number;
+  /** The fleet's live workers (at least 1), as last seen; divides what is left while the store is down. */
+  liveWorkers: () => number;
   onError?: (err: unknown) => void;
 }
 
@@ -68,6 +72,7 @@ export class LeaseAdmission<K> {
       pendingStore: 0,
       storeLease: 0,
       localLease: 0,
+      outage: null,
       total: 0,
       lastWant: 1,
       exhaustedUntilMs: 0,
@@ -187,14 +192,18 @@ export class LeaseAdmission<K> {
     try {
       const lease = await this.#o.store.lease(e.key, floor, want, limit);
       e.total = lease.total;
+      e.outage = null;
       if (e.capped) e.storeLease += lease.granted;
       else e.pendingStore -= lease.granted; // the cap went meanwhile: give it back
       if (lease.granted === 0) e.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
     } catch (err) {
-      // Store unreachable: admit this worker's share of what the durable count says is left.
+      // Store unreachable: admit this worker's share of what the durable count said was left
+      // when the outage began, less what it granted itself since.
       this.#o.onError?.(err);
-      const share = Math.floor((limit - floor - durable.unflushed()) / Math.max(1, this.#o.workersHint));
-      const granted = Math.max(0, Math.min(want, share));
+      e.outage ??= { left: limit - floor - durable.unflushed(), granted: 0 };
+      const share = Math.floor(e.outage.left / Math.max(1, this.#o.liveWorkers()));
+      const granted = Math.max(0, Math.min(want, share - e.outage.granted));
+      e.outage.granted += granted;
       e.localLease += granted;
       if (granted === 0) e.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
     }

@@ -1,23 +1,24 @@
-// Invariant: both counter adapters grant at most what is left below each link's limit, many links
-// in one call; the admission batches one turn's clicks into one call, hands the grants out in
+// Invariant: both counter adapters (Redis on the server and on the run's Redis Cluster) grant at
+// most what is left below each link's limit, many links in one call; the admission batches one turn's clicks into one call, hands the grants out in
 // asking order, and fails every waiter of a failed call.
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { deleteRedisPrefix, redisTestPrefix } from '../../test/support/servers.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectTestRedis, deletePrefixOn, redisTestTargets } from '../../test/support/redis-targets.ts';
+import { redisTestPrefix } from '../../test/support/servers.ts';
 import { type ClickRequest, LinkClickAdmission, type LinkClickCounter } from './link-click-counter.ts';
 import { MemoryLinkClickCounter } from './memory-link-click-counter.ts';
 import { RedisLinkClickCounter } from './redis-link-click-counter.ts';
 
-const redisUrl = inject('realRedisUrl');
 const prefix = redisTestPrefix();
-const redis = redisUrl ? new Redis(redisUrl) : null;
+const redisClients = await Promise.all(redisTestTargets().map(async (t) => ({ name: t.name, client: await connectTestRedis(t) })));
 afterAll(async () => {
-  if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
-  redis?.disconnect();
+  for (const { client } of redisClients) {
+    await deletePrefixOn(client, prefix);
+    client.disconnect();
+  }
 });
 
 const adapters: [string, () => LinkClickCounter][] = [['memory', () => new MemoryLinkClickCounter()]];
-if (redis) adapters.push(['redis', () => new RedisLinkClickCounter(redis, `${prefix}${Math.random()}:`)]);
+for (const { name, client } of redisClients) adapters.push([name, () => new RedisLinkClickCounter(client, `${prefix}${Math.random()}:`)]);
 
 describe.each(adapters)('%s link click counter', (_name, make) => {
   it('grants at most what is left below each limit, for many links in one call', async () => {

@@ -1,7 +1,7 @@
 // Invariant: the click counters every redirector worker of every host shares: one Redis key per
 // (organisation, billing period), changed only by the two atomic scripts below, expiring a few
 // days after its month.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 import type { ClickCounterStore, Lease } from './click-counter-store.ts';
 
@@ -26,10 +26,10 @@ return v`);
 const COUNTER_TTL_MS = 40 * 24 * 3_600_000;
 
 export class RedisClickCounterStore implements ClickCounterStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
     this.#prefix = prefix;
   }

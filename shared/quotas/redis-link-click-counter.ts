@@ -1,42 +1,48 @@
 // Invariant: the per-link click counters every redirector worker of every host shares: one Redis
 // key per link (no expiry: a link's clicks are for its lifetime), changed only by one Lua script
-// that grants, for each link asked, at most what is left below its limit and, in the same step,
-// bumps the link's generation in the exhausted-links hash when the take leaves it at its limit.
+// that grants at most what is left below the link's limit and, in the same step, writes a fresh
+// token into the link's exhausted marker when the take leaves it at its limit. The marker is the
+// counter's slot mate (`{counter}:exhausted`), so the step stays one slot on a Redis Cluster;
+// after the step the token is copied into one index hash (link id → token) that the link.expired
+// sweep scans. A process dying between the two leaves the marker without its index entry until the
+// next take of that link writes both again; the marker, never the index, is what a clear compares.
 // An unreachable Redis is an error that reads as an unreachable dependency (503 SML006), never a
 // click past the limit.
-import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { mgetAcrossSlots, slotMate, type RedisClient } from '../redis/redis-client.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 import type { ClickRequest, ExhaustedLink, LinkClickStore } from './link-click-counter.ts';
 
-// KEYS[1] the exhausted-links hash, KEYS[i + 1] link i's counter; ARGV: max, n, link id per link.
+// KEYS[1] the counter, KEYS[2] its exhausted marker; ARGV: max, n, a fresh token.
 const TAKE = new RedisScript(`
-local out = {}
-for i = 1, #KEYS - 1 do
-  local key = KEYS[i + 1]
-  local max = tonumber(ARGV[3 * i - 2])
-  local cur = tonumber(redis.call('GET', key) or '0')
-  local grant = max - cur
-  local want = tonumber(ARGV[3 * i - 1])
-  if grant > want then grant = want end
-  if grant < 0 then grant = 0 end
-  if grant > 0 then redis.call('INCRBY', key, grant) end
-  if cur + grant >= max then redis.call('HINCRBY', KEYS[1], ARGV[3 * i], 1) end
-  out[i] = grant
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+local max = tonumber(ARGV[1])
+local grant = max - cur
+local want = tonumber(ARGV[2])
+if grant > want then grant = want end
+if grant < 0 then grant = 0 end
+if grant > 0 then redis.call('INCRBY', KEYS[1], grant) end
+if cur + grant >= max then
+  redis.call('SET', KEYS[2], ARGV[3])
+  return {grant, ARGV[3]}
 end
-return out`);
+return {grant}`);
 
-// Deletes each field whose value is still the generation read (ARGV: field, generation pairs).
-const CLEAR = new RedisScript(`
-for i = 1, #ARGV, 2 do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
-end
+// Deletes KEYS[1] (a marker) if it still holds ARGV[1]; 1 if deleted.
+const DELETE_IF = new RedisScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`);
+
+// Deletes field ARGV[1] of the hash KEYS[1] if it still holds ARGV[2].
+const HDEL_IF = new RedisScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`);
 
 export class RedisLinkClickCounter implements LinkClickStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
     this.#prefix = prefix;
   }
@@ -45,19 +51,25 @@ export class RedisLinkClickCounter implements LinkClickStore {
     return `${this.#prefix}link-clicks:${linkId}`;
   }
 
-  /** The exhausted-links hash: link id → generation. */
-  exhaustedKey(): string {
+  /** The link's exhausted marker: the token of the last take that found it at its limit. */
+  markerKey(linkId: string): string {
+    return slotMate(this.key(linkId), 'exhausted');
+  }
+
+  /** The index the sweep scans: link id → a marker token. */
+  indexKey(): string {
     return `${this.#prefix}link-clicks-exhausted`;
   }
 
   async take(requests: readonly ClickRequest[]): Promise<number[]> {
     try {
-      const grants = (await TAKE.run(
-        this.#redis,
-        [this.exhaustedKey(), ...requests.map((r) => this.key(r.linkId))],
-        requests.flatMap((r) => [r.max, r.n, r.linkId]),
-      )) as number[];
-      return grants.map(Number);
+      return await Promise.all(
+        requests.map(async (r) => {
+          const [grant, token] = (await TAKE.run(this.#redis, [this.key(r.linkId), this.markerKey(r.linkId)], [r.max, r.n, randomUUID()])) as [number, string?];
+          if (token !== undefined) await this.#redis.hset(this.indexKey(), r.linkId, token);
+          return Number(grant);
+        }),
+      );
     } catch (err) {
       throw Object.assign(new Error('the link click counter (Redis) could not be reached', { cause: err }), { code: 'ETIMEDOUT' });
     }
@@ -68,18 +80,30 @@ export class RedisLinkClickCounter implements LinkClickStore {
   }
 
   async exhausted(limit: number): Promise<ExhaustedLink[]> {
-    const [, flat] = await this.#redis.hscan(this.exhaustedKey(), '0', 'COUNT', limit);
+    const [, flat] = await this.#redis.hscan(this.indexKey(), '0', 'COUNT', limit);
+    const listed: { linkId: string; token: string }[] = [];
+    for (let i = 0; i + 1 < flat.length && listed.length < limit; i += 2) listed.push({ linkId: flat[i] as string, token: flat[i + 1] as string });
+    const markers = await mgetAcrossSlots(
+      this.#redis,
+      listed.map((l) => this.markerKey(l.linkId)),
+    );
     const out: ExhaustedLink[] = [];
-    for (let i = 0; i + 1 < flat.length && out.length < limit; i += 2) out.push({ linkId: flat[i] as string, generation: flat[i + 1] as string });
+    const stale: Promise<unknown>[] = [];
+    listed.forEach((l, i) => {
+      const marker = markers[i];
+      if (marker) out.push({ linkId: l.linkId, generation: marker });
+      else stale.push(HDEL_IF.run(this.#redis, [this.indexKey()], [l.linkId, l.token])); // cleared already
+    });
+    await Promise.all(stale);
     return out;
   }
 
   async clearExhausted(entries: readonly ExhaustedLink[]): Promise<void> {
-    if (entries.length === 0) return;
-    await CLEAR.run(
-      this.#redis,
-      [this.exhaustedKey()],
-      entries.flatMap((e) => [e.linkId, e.generation]),
+    await Promise.all(
+      entries.map(async (e) => {
+        if ((await DELETE_IF.run(this.#redis, [this.markerKey(e.linkId)], [e.generation])) === 1)
+          await HDEL_IF.run(this.#redis, [this.indexKey()], [e.linkId, e.generation]);
+      }),
     );
   }
 }

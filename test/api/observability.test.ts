@@ -1,7 +1,8 @@
 // Invariant: the API's observability is checked on a real listener over a real Postgres: every
 // answer carries an X-Request-Id that is the `reqId` of that request's JSON log lines (pino, the
 // logger the process makes), and a request refused by the rate limiter is counted once in
-// shortlink_rate_limit_rejections_total of the process's Prometheus registry, by scope.
+// shortlink_rate_limit_rejections_total of the process's Prometheus registry, by scope; /readyz
+// follows the process's readiness (starting, ready, Postgres unavailable).
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,6 +15,7 @@ import type { RateLimiter } from '../../shared/limits/rate-limiter.ts';
 import { createOrganization } from '../../shared/orgs/org-repository.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { createProcessMetrics } from '../../shared/runtime/prometheus-metrics.ts';
+import { Readiness } from '../../shared/runtime/readiness.ts';
 import { createTestDatabase, type TestDatabase } from '../support/servers.ts';
 import { linkServiceDeps } from '../../shared/links/save-link.ts';
 
@@ -24,6 +26,8 @@ let key: string;
 let refuse = false;
 const lines: Record<string, unknown>[] = [];
 const metrics = createProcessMetrics();
+let postgresAnswers = true;
+const readiness = new Readiness([{ name: 'postgres', check: async () => (postgresAnswers ? db.sql`select 1` : Promise.reject(new Error('down'))) }]);
 
 beforeAll(async () => {
   db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
@@ -49,6 +53,7 @@ beforeAll(async () => {
     publicUrl: () => 'http://localhost',
     now: Date.now,
     analytics: storeAnalyticsReads(new AnalyticsStore(new HttpClickHouseTransport({ url: 'http://127.0.0.1:9' }))),
+    readiness,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -61,6 +66,25 @@ afterAll(async () => {
 });
 
 describe('API observability', () => {
+  it('GET /readyz: 503 while starting, 200 ready, 503 naming Postgres while it does not answer, 503 from the stop signal; /healthz 200 throughout', async () => {
+    const ready = async (): Promise<[number, unknown]> => {
+      const r = await fetch(`${base}/readyz`);
+      return [r.status, await r.json()];
+    };
+    expect(await ready()).toEqual([503, { response: { status: 'starting' } }]);
+    readiness.markReady();
+    expect(await ready()).toEqual([200, { response: { status: 'ready' } }]);
+    postgresAnswers = false;
+    await new Promise((r) => setTimeout(r, 1_100)); // past the check's one-second memo
+    expect(await ready()).toEqual([503, { response: { status: 'unavailable', unavailable: ['postgres'] } }]);
+    postgresAnswers = true;
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await ready())[0]).toBe(200);
+    readiness.stopping(); // what onShutdown does the moment SIGTERM arrives
+    expect(await ready()).toEqual([503, { response: { status: 'stopping' } }]);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
   it('each answer has a request id, and the JSON log lines of that request carry it as reqId', async () => {
     const a = await fetch(`${base}/healthz`);
     const b = await fetch(`${base}/healthz`);

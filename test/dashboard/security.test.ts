@@ -39,6 +39,17 @@ describe('dashboard sessions and requests', () => {
     }
   });
 
+  it('/healthz and /readyz answer JSON on the dashboard’s own port, never the SPA page', async () => {
+    for (const [path, body] of [
+      ['/healthz', { response: { status: 'ok' } }],
+      ['/readyz', { response: { status: 'ready' } }],
+    ] as const) {
+      const r = await fetch(`${d.base}${path}`);
+      expect([path, r.status, r.headers.get('content-type')]).toEqual([path, 200, 'application/json; charset=utf-8']);
+      expect(await r.json()).toEqual(body);
+    }
+  });
+
   it('requests node:http refuses are answered in the envelope and read, not reset (431, 400)', async () => {
     const port = Number(new URL(d.base).port);
     const { failures, bodies } = await headerFlood(port, { tries: 300, concurrency: 8, size: 100 * 1024, expected: 431 });

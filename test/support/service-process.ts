@@ -39,14 +39,14 @@ async function waitHealthy(url: string, child: ChildProcess, out: () => string, 
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out()}`);
     try {
-      const r = await fetch(`${url}/healthz`);
+      const r = await fetch(`${url}/readyz`);
       if (r.ok) return;
     } catch {
       /* not up yet */
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`service not healthy within ${timeoutMs} ms:\n${out()}`);
+  throw new Error(`service not ready within ${timeoutMs} ms:\n${out()}`);
 }
 
 export async function startService(extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
@@ -191,7 +191,7 @@ export interface StartProcessOptions {
   processGroup?: boolean;
 }
 
-/** Starts one entry point (e.g. 'api/main.ts') and waits until every given base URL answers /healthz. */
+/** Starts one entry point (e.g. 'api/main.ts') and waits until every given base URL answers /readyz 200. */
 export async function startProcess(
   entry: string,
   env: NodeJS.ProcessEnv,

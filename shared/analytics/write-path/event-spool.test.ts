@@ -1,12 +1,14 @@
-// Invariant: both spool adapters pass the spool contract (Redis only when the real server answers,
-// under a unique key prefix), plus what only the file spool can show: segment files removed once
+// Invariant: both spool adapters pass the spool contract (Redis on the server and on the run's
+// Redis Cluster when they answer, under a unique key prefix), the Redis stream's consumer group
+// hands each batch to one reader and a silent reader's to another, plus what only the file spool can show: segment files removed once
 // acknowledged, rotation by size, torn last lines skipped after a crash.
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { eventRecords, newOrgId } from '../events/analytics-fixtures.ts';
-import { deleteRedisPrefix, redisTestPrefix } from '../../../test/support/servers.ts';
+import { connectTestRedis, deletePrefixOn, redisTestTargets } from '../../../test/support/redis-targets.ts';
+import { redisTestPrefix } from '../../../test/support/servers.ts';
 import { eventSpoolContract } from './event-spool.contract.ts';
 import { FileSpool } from './file-spool.ts';
 import { RedisStreamSpool } from './redis-stream-spool.ts';
@@ -28,26 +30,48 @@ eventSpoolContract('file segments', async () => {
   };
 });
 
-const redisUrl = inject('realRedisUrl');
 const redisPrefixes: string[] = [];
-afterAll(async () => {
-  if (redisUrl) for (const p of redisPrefixes) await deleteRedisPrefix(redisUrl, p);
-});
-
-describe.skipIf(!redisUrl)('on 127.0.0.1:6379', () => {
-  eventSpoolContract('a Redis stream', async () => {
-    const prefix = redisTestPrefix();
-    redisPrefixes.push(prefix);
-    const spool = new RedisStreamSpool({ prefix, redis: redisUrl ?? '' });
-    return {
-      spool,
-      reopen: async () => {
-        await spool.close();
-        return new RedisStreamSpool({ prefix, redis: redisUrl ?? '' });
-      },
-    };
+for (const target of redisTestTargets()) {
+  const redis = await connectTestRedis(target);
+  afterAll(async () => {
+    for (const p of redisPrefixes) await deletePrefixOn(redis, p);
+    redis.disconnect();
   });
-});
+
+  describe(`on ${target.name}`, () => {
+    eventSpoolContract('a Redis stream', async () => {
+      const prefix = redisTestPrefix();
+      redisPrefixes.push(prefix);
+      // A reopen is the same reader restarted (its name, e.g. a stable host name, kept).
+      const spool = new RedisStreamSpool({ prefix, redis, consumer: 'reader-1' });
+      return { spool, reopen: async () => new RedisStreamSpool({ prefix, redis, consumer: 'reader-1' }) };
+    });
+
+    it("hands each batch to one reader of the group, and a silent reader's batches to another once idle", async () => {
+      const prefix = redisTestPrefix();
+      redisPrefixes.push(prefix);
+      const writer = new RedisStreamSpool({ prefix, redis });
+      const a = new RedisStreamSpool({ prefix, redis, consumer: 'a', claimIdleMs: 300 });
+      const b = new RedisStreamSpool({ prefix, redis, consumer: 'b', claimIdleMs: 300 });
+      const batches = Array.from({ length: 6 }, () => ({ token: randomUUID(), records: eventRecords(newOrgId(), 1, 1_767_225_600_000_000n) }));
+      for (const x of batches.slice(0, 4)) await writer.append(x);
+      const gotA = await a.peek(2);
+      const gotB = await b.peek(10);
+      expect(gotA.map((e) => e.batch.token)).toEqual(batches.slice(0, 2).map((x) => x.token));
+      expect(gotB.map((e) => e.batch.token)).toEqual(batches.slice(2, 4).map((x) => x.token)); // never a's
+      expect((await a.peek(10)).map((e) => e.batch.token)).toEqual(batches.slice(0, 2).map((x) => x.token)); // a keeps its own
+      for (const e of gotB) await b.ack(e.id);
+      // a goes silent (killed): after the idle time, b takes a's batches over, and new ones too.
+      for (const x of batches.slice(4)) await writer.append(x);
+      await new Promise((r) => setTimeout(r, 400));
+      const takenOver = await b.peek(10);
+      expect(takenOver.map((e) => e.batch.token).sort()).toEqual([batches[0], batches[1], batches[4], batches[5]].map((x) => x?.token).sort());
+      for (const e of takenOver) await b.ack(e.id);
+      expect(await writer.size()).toBe(0);
+      expect(await a.peek(10)).toEqual([]);
+    });
+  });
+}
 
 describe('FileSpool files', () => {
   const batch = (n: number) => ({ token: randomUUID(), records: eventRecords(newOrgId(), n, 1_767_225_600_000_000n) });

@@ -2,7 +2,7 @@
 // disk spool (one command timeout per cooldown, not per batch) and are read back from it, each
 // once; a spool directory has one live owner, and a dead owner's directory is adopted.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,4 +70,18 @@ describe('claimSpoolDirectory', () => {
     const b = claimSpoolDirectory(base);
     expect([a.dir, b.dir].sort()).toEqual([mine.dir, theirs].sort()); // both freed slots are reused
   }, 30_000);
+
+  it('goes by the kernel-held lock, never by a pid: a slot naming a live pid (this one, pid 1) but unlocked is free', () => {
+    const base = join(root, 'pid-slots');
+    mkdirSync(join(base, 'slot-0'), { recursive: true });
+    mkdirSync(join(base, 'slot-1'), { recursive: true });
+    // What a process in another container left after a restart: the same pid as a live process.
+    writeFileSync(join(base, 'slot-0', '.owner'), `${process.pid}\n`);
+    writeFileSync(join(base, 'slot-1', '.owner'), '1\n');
+    const a = claimSpoolDirectory(base);
+    const b = claimSpoolDirectory(base);
+    expect([a.dir, b.dir]).toEqual([join(base, 'slot-0'), join(base, 'slot-1')]);
+    // Held now, even against this very process: a third claim takes the next slot.
+    expect(claimSpoolDirectory(base).dir).toBe(join(base, 'slot-2'));
+  });
 });
