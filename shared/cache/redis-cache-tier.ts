@@ -1,7 +1,7 @@
 // Invariant: the SharedCacheTier over Redis (a server or a Cluster), one namespace for the whole
 // fleet, so an entry one redirector host loaded is a hit for every other. A Redis cache entry can
-// never outlive an invalidation of its key: each key has a generation counter in its own hash
-// slot (`{entry}:gen`); a loader reads the generation together with the (missing) entry *before*
+// never outlive an invalidation of its key: each key has a generation counter in the same hash
+// slot (`…:{kind:id}` and `…:{kind:id}:gen`); a loader reads the generation together with the (missing) entry *before*
 // it reads Postgres, and its fill is written only if the generation is still the one it read.
 // Invalidation bumps the generation and deletes the entry in one script, so a fill computed from
 // a pre-commit read either lands before the delete (and is deleted) or is refused. The outbox
@@ -10,7 +10,7 @@
 // the format changes only when the cached encoding does. Lookups of one event-loop turn share
 // one read (mgetAcrossSlots).
 import { BatchLoader } from './batch-loader.ts';
-import { mgetAcrossSlots, slotMate, type RedisClient } from '../redis/redis-client.ts';
+import { hashTag, mgetAcrossSlots, type RedisClient } from '../redis/redis-client.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 import type { CachedEntry } from './cached-entry.ts';
 import type { CacheLookup, SharedCacheTier } from './shared-cache-tier.ts';
@@ -35,8 +35,8 @@ return 1`);
 /** Generation keys must outlive the slowest Postgres load by far. */
 const GENERATION_TTL_MS = 3_600_000;
 
-const entryKeyOf = (prefix: string, kind: string, id: string): string => `${prefix}cache:${CACHE_FORMAT}:${kind}:${id}`;
-const generationKeyOf = (entryKey: string): string => slotMate(entryKey, 'gen');
+const entryKeyOf = (prefix: string, kind: string, id: string): string => `${prefix}cache:${CACHE_FORMAT}:${hashTag(`${kind}:${id}`)}`;
+const generationKeyOf = (entryKey: string): string => `${entryKey}:gen`;
 
 export class RedisCacheTier implements SharedCacheTier {
   readonly #redis: RedisClient;

@@ -32,8 +32,8 @@ describe('RedisCacheTier key layout', () => {
       expect(calculateSlot(tier.generationKey('link', code))).toBe(calculateSlot(tier.entryKey('link', code)));
       slots.add(calculateSlot(tier.entryKey('link', code)));
     }
-    expect(tier.entryKey('link', 'abc1234')).toBe('shortlink:cache:v1:link:abc1234');
-    expect(tier.generationKey('link', 'abc1234')).toBe('{shortlink:cache:v1:link:abc1234}:gen');
+    expect(tier.entryKey('link', 'abc1234')).toBe('shortlink:cache:v1:{link:abc1234}');
+    expect(tier.generationKey('link', 'abc1234')).toBe('shortlink:cache:v1:{link:abc1234}:gen');
     expect(slots.size).toBeGreaterThan(190); // 200 links: (nearly) as many slots
   });
 });

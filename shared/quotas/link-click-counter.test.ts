@@ -1,7 +1,9 @@
 // Invariant: both counter adapters (Redis on the server and on the run's Redis Cluster) grant at
 // most what is left below each link's limit, many links in one call; the admission batches one turn's clicks into one call, hands the grants out in
 // asking order, and fails every waiter of a failed call.
+import calculateSlot from 'cluster-key-slot';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isCluster } from '../redis/redis-client.ts';
 import { connectTestRedis, deletePrefixOn, redisTestTargets } from '../../test/support/redis-targets.ts';
 import { redisTestPrefix } from '../../test/support/servers.ts';
 import { type ClickRequest, LinkClickAdmission, type LinkClickCounter } from './link-click-counter.ts';
@@ -69,5 +71,29 @@ describe('LinkClickAdmission', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     fail = false;
     expect(await admission.take('x', 1)).toBe(true);
+  });
+});
+
+for (const { name, client } of redisClients) {
+  describe(`${name}: keys`, () => {
+    it("a link's counter and exhausted marker share a hash slot, start with the prefix, and links spread over the slots", () => {
+      const c = new RedisLinkClickCounter(client, 'shortlink:');
+      expect([c.key('f3c1'), c.markerKey('f3c1')]).toEqual(['shortlink:link-clicks:{f3c1}', 'shortlink:link-clicks:{f3c1}:exhausted']);
+      const slots = new Set(Array.from({ length: 100 }, (_, i) => calculateSlot(c.key(`link-${i}`))));
+      for (let i = 0; i < 100; i++) expect(calculateSlot(c.markerKey(`link-${i}`))).toBe(calculateSlot(c.key(`link-${i}`)));
+      expect(slots.size).toBeGreaterThan(95);
+    });
+  });
+}
+
+describe.runIf(redisClients.some((r) => !isCluster(r.client)))('a counter kept under its name from before hash tags', () => {
+  it('is carried over by the first take, so an upgrade loses no click', async () => {
+    const single = redisClients.find((r) => !isCluster(r.client))!.client;
+    const c = new RedisLinkClickCounter(single, `${prefix}legacy:`);
+    await single.set(c.legacyKey('old-link'), '4');
+    expect(await c.count('old-link')).toBe(4);
+    expect(await c.take([{ linkId: 'old-link', max: 5, n: 3 }])).toEqual([1]);
+    expect(await c.count('old-link')).toBe(5);
+    expect(await single.exists(c.legacyKey('old-link'))).toBe(0);
   });
 });

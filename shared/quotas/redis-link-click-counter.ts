@@ -1,20 +1,30 @@
 // Invariant: the per-link click counters every redirector worker of every host shares: one Redis
 // key per link (no expiry: a link's clicks are for its lifetime), changed only by one Lua script
 // that grants at most what is left below the link's limit and, in the same step, writes a fresh
-// token into the link's exhausted marker when the take leaves it at its limit. The marker is the
-// counter's slot mate (`{counter}:exhausted`), so the step stays one slot on a Redis Cluster;
-// after the step the token is copied into one index hash (link id → token) that the link.expired
-// sweep scans. A process dying between the two leaves the marker without its index entry until the
-// next take of that link writes both again; the marker, never the index, is what a clear compares.
-// An unreachable Redis is an error that reads as an unreachable dependency (503 SML006), never a
-// click past the limit.
+// token into the link's exhausted marker when the take leaves it at its limit. Counter and marker
+// carry the link's id as hash tag (`…link-clicks:{id}`, `…:{id}:exhausted`), so the step stays one
+// slot on a Redis Cluster; after the step the token is copied into one index hash (link id →
+// token) that the link.expired sweep scans. A process dying between the two leaves the marker
+// without its index entry until the next take of that link writes both again; the marker, never
+// the index, is what a clear compares. On a single server a counter kept under its name from
+// before the hash tags (`…link-clicks:id`) is carried over by its link's first take, so an upgrade
+// loses no count. An unreachable Redis is an error that reads as an unreachable dependency (503
+// SML006), never a click past the limit.
 import { randomUUID } from 'node:crypto';
-import { mgetAcrossSlots, slotMate, type RedisClient } from '../redis/redis-client.ts';
+import { hashTag, isCluster, mgetAcrossSlots, type RedisClient } from '../redis/redis-client.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 import type { ClickRequest, ExhaustedLink, LinkClickStore } from './link-click-counter.ts';
 
-// KEYS[1] the counter, KEYS[2] its exhausted marker; ARGV: max, n, a fresh token.
+// KEYS[1] the counter, KEYS[2] its exhausted marker, KEYS[3] (single server only) the counter's
+// name before hash tags; ARGV: max, n, a fresh token.
 const TAKE = new RedisScript(`
+if KEYS[3] and redis.call('EXISTS', KEYS[1]) == 0 then
+  local before = redis.call('GET', KEYS[3])
+  if before then
+    redis.call('SET', KEYS[1], before)
+    redis.call('DEL', KEYS[3])
+  end
+end
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 local max = tonumber(ARGV[1])
 local grant = max - cur
@@ -48,12 +58,17 @@ export class RedisLinkClickCounter implements LinkClickStore {
   }
 
   key(linkId: string): string {
-    return `${this.#prefix}link-clicks:${linkId}`;
+    return `${this.#prefix}link-clicks:${hashTag(linkId)}`;
   }
 
   /** The link's exhausted marker: the token of the last take that found it at its limit. */
   markerKey(linkId: string): string {
-    return slotMate(this.key(linkId), 'exhausted');
+    return `${this.key(linkId)}:exhausted`;
+  }
+
+  /** The counter's name before hash tags (single server only: a cluster never had one). */
+  legacyKey(linkId: string): string {
+    return `${this.#prefix}link-clicks:${linkId}`;
   }
 
   /** The index the sweep scans: link id → a marker token. */
@@ -61,11 +76,16 @@ export class RedisLinkClickCounter implements LinkClickStore {
     return `${this.#prefix}link-clicks-exhausted`;
   }
 
+  #keys(linkId: string): string[] {
+    const keys = [this.key(linkId), this.markerKey(linkId)];
+    return isCluster(this.#redis) ? keys : [...keys, this.legacyKey(linkId)];
+  }
+
   async take(requests: readonly ClickRequest[]): Promise<number[]> {
     try {
       return await Promise.all(
         requests.map(async (r) => {
-          const [grant, token] = (await TAKE.run(this.#redis, [this.key(r.linkId), this.markerKey(r.linkId)], [r.max, r.n, randomUUID()])) as [number, string?];
+          const [grant, token] = (await TAKE.run(this.#redis, this.#keys(r.linkId), [r.max, r.n, randomUUID()])) as [number, string?];
           if (token !== undefined) await this.#redis.hset(this.indexKey(), r.linkId, token);
           return Number(grant);
         }),
@@ -76,7 +96,8 @@ export class RedisLinkClickCounter implements LinkClickStore {
   }
 
   async count(linkId: string): Promise<number> {
-    return Number((await this.#redis.get(this.key(linkId))) ?? 0);
+    const [now, before] = await mgetAcrossSlots(this.#redis, isCluster(this.#redis) ? [this.key(linkId)] : [this.key(linkId), this.legacyKey(linkId)]);
+    return Number(now ?? before ?? 0);
   }
 
   async exhausted(limit: number): Promise<ExhaustedLink[]> {

@@ -1,8 +1,7 @@
 // Invariant: one client type reaches every Redis adapter, a single server or a Redis Cluster.
-// On a cluster every multi-key command and script names keys of one hash slot: a key that must
-// share a slot with `key` is `slotMate(key, suffix)` = `{key}:suffix`, whose hash tag is `key`
-// itself, so it lands wherever `key` lands while the keys of different links spread over every
-// slot. Reads of many unrelated keys go through mgetAcrossSlots: one MGET on a single server,
+// On a cluster every multi-key command and script names keys of one hash slot: keys used together
+// carry the same hash tag (hashTag: a link's code or id), so they land on one slot while the keys
+// of different links spread over every slot. Reads of many unrelated keys go through mgetAcrossSlots: one MGET on a single server,
 // one per slot on a cluster (sent together, one round trip per master with auto-pipelining).
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster, Redis } from 'ioredis';
@@ -11,10 +10,13 @@ export type RedisClient = Redis | Cluster;
 
 export const isCluster = (client: RedisClient): client is Cluster => client.isCluster;
 
-/** A key in the hash slot of `key` (which must not itself hold a hash tag). */
-export function slotMate(key: string, suffix: string): string {
-  if (key.includes('{') || key.includes('}')) throw new RangeError(`a key with a hash tag has no slot mate: ${key}`);
-  return `{${key}}:${suffix}`;
+/**
+ * `{tag}`: the hash tag that puts every key holding it in one slot (keys built as
+ * `${prefix}name:{tag}…`, so every key still starts with REDIS_PREFIX, as ACL key patterns expect).
+ */
+export function hashTag(tag: string): string {
+  if (tag.includes('{') || tag.includes('}')) throw new RangeError(`a hash tag cannot hold braces: ${tag}`);
+  return `{${tag}}`;
 }
 
 /** The values of `keys`, in order (null where missing), whatever slots they live in. */
