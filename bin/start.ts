@@ -19,7 +19,6 @@ import { allSpools } from '../shared/runtime/open-analytics.ts';
 import { openBackends } from '../shared/runtime/open-backends.ts';
 import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
-import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
@@ -71,18 +70,15 @@ if (demo) {
 await backends.startOutboxRelay();
 
 const analytics = await startOrExit(() => backends.analytics(), say);
-const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
 const pipeline = createAnalyticsPipeline({
   ...analytics,
   backfill: allSpools(analytics),
-  stored: analyticsFeed,
   logger: logger.child({ role: 'analytics' }),
 });
 metrics.watchPipeline(pipeline);
-const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
+const webhooks = startDeliveryWorker(backends.db.sql, analytics.store, config, logger);
 const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
 metrics.watchWebhooks(webhooks);
-metrics.watchAnalyticsFeed(analyticsFeed);
 onStartupFailure(pipeline.close);
 
 // One readiness for the whole process: /readyz on every port answers 503 until everything is up,
@@ -129,7 +125,6 @@ onShutdown(
     backends.close,
     () => webhooks.stop(),
     () => linkExpiry.stop(),
-    () => analyticsFeed.close(),
     pipeline.close,
     api.close,
     redirector.close,

@@ -9,7 +9,6 @@
 // METRICS_PORT (backfill lag, insert failures); it logs JSON (pino, LOG_LEVEL). Wiring only.
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
-import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
@@ -45,11 +44,9 @@ const backends = await startOrExit(() => openBackends(config, { requireServersFo
 onStartupFailure(backends.close);
 await backends.startOutboxRelay();
 const analytics = await startOrExit(() => backends.analytics(), say);
-const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger: logger.child({ role: 'webhooks' }) });
-const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), stored: analyticsFeed, logger });
+const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(analytics), logger });
 metrics.watchPipeline(pipeline);
-metrics.watchAnalyticsFeed(analyticsFeed);
-const webhooks = startDeliveryWorker(backends.db.sql, config, logger);
+const webhooks = startDeliveryWorker(backends.db.sql, analytics.store, config, logger);
 const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
 metrics.watchWebhooks(webhooks);
 
@@ -77,11 +74,7 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-onShutdown(
-  [health.close, backends.close, () => webhooks.stop(), () => linkExpiry.stop(), () => analyticsFeed.close(), pipeline.close, metricsServer.close],
-  logger,
-  { readiness },
-);
+onShutdown([health.close, backends.close, () => webhooks.stop(), () => linkExpiry.stop(), pipeline.close, metricsServer.close], logger, { readiness });
 readiness.markReady();
 logger.info(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 logger.info('backfill worker running');

@@ -11,7 +11,6 @@
 // is one plain line. This file is wiring only. Exit code 2: configuration; 3: uWS fallback.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { AnalyticsWebhookFeed } from '../shared/webhooks/analytics-feed.ts';
 import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytics-pipeline.ts';
 import { loadConfigOrExit, redirectorSchema, type RedirectorConfig } from '../shared/config/config.ts';
 import { createLogger } from '../shared/log/logger.ts';
@@ -132,11 +131,9 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
   onStartupFailure(backends.close);
   const analytics = await backends.analytics();
   // The worker backfills its own disk spool (batches Redis refused); ingest backfills the stream.
-  // Events the store took feed analytics.events webhooks (written to the Postgres outbox; ingest delivers).
-  const analyticsFeed = new AnalyticsWebhookFeed({ sql: backends.db.sql, logger });
-  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], stored: analyticsFeed, logger });
+  // Nothing of a click goes to Postgres: analytics.events messages are composed from the store.
+  const pipeline = createAnalyticsPipeline({ ...analytics, backfill: [analytics.spool], logger });
   metrics.watchPipeline(pipeline);
-  metrics.watchAnalyticsFeed(analyticsFeed);
   answerMetricsCollections(() => metrics.registry.getMetricsAsJSON());
   const server = await startOrExit(
     async () =>
@@ -157,7 +154,7 @@ async function runWorker(c: RedirectorConfig): Promise<void> {
       }),
     say,
   );
-  onShutdown([backends.close, () => analyticsFeed.close(), pipeline.close, server.close], logger, { readiness });
+  onShutdown([backends.close, pipeline.close, server.close], logger, { readiness });
   readiness.markReady();
   announceReady();
   logger.info(`listening on ${c.REDIRECT_HOST}:${server.port}`);

@@ -7,7 +7,6 @@
 // backfill workers last saw at their spool's head, so it costs no read at all. Snapshots of several processes
 // (a cluster's workers) are added up by aggregateMetrics, each metric by its `aggregator`.
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Aggregator } from 'prom-client';
-import type { AnalyticsWebhookFeed } from '../webhooks/analytics-feed.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import type { AnalyticsPipeline } from '../analytics/write-path/analytics-pipeline.ts';
 import type { MetricsText } from './metrics-server.ts';
@@ -25,8 +24,6 @@ export interface ProcessMetrics {
   watchPipeline(pipeline: AnalyticsPipeline): void;
   /** Exposes the webhook delivery worker's counts and its delivery lag. */
   watchWebhooks(worker: DeliveryWorker): void;
-  /** Exposes the analytics.events feed's queue, messages written and events dropped. */
-  watchAnalyticsFeed(feed: Pick<AnalyticsWebhookFeed, 'metrics'>): void;
   render(): Promise<MetricsText>;
 }
 
@@ -102,30 +99,6 @@ export function createProcessMetrics(): ProcessMetrics {
     watchWebhooks(worker) {
       watchWebhooks(registry, worker);
     },
-    watchAnalyticsFeed(feed) {
-      const m = () => feed.metrics();
-      readMetric(
-        registry,
-        'gauge',
-        'shortlink_webhook_analytics_queued_events',
-        'Stored analytics events waiting in memory to become analytics.events messages.',
-        () => m().queuedEvents,
-      );
-      readMetric(
-        registry,
-        'counter',
-        'shortlink_webhook_analytics_messages_written_total',
-        'analytics.events messages written to the outbox.',
-        () => m().messagesWritten,
-      );
-      readMetric(
-        registry,
-        'counter',
-        'shortlink_webhook_analytics_dropped_events_total',
-        'Stored analytics events that made no analytics.events message (the in-memory queue was full).',
-        () => m().droppedEvents,
-      );
-    },
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }
@@ -166,6 +139,20 @@ function watchWebhooks(registry: Registry, w: DeliveryWorker): void {
     'shortlink_webhook_failed_total',
     'Webhook messages given up on (retry schedule spent) or dropped by a 410.',
     () => w.metrics().failed,
+  );
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_webhook_analytics_messages_total',
+    'analytics.events messages composed from the analytics store.',
+    () => w.metrics().analyticsMessages,
+  );
+  readMetric(
+    registry,
+    'counter',
+    'shortlink_webhook_analytics_events_total',
+    'Events carried by the analytics.events messages composed (each once, however often its message is sent).',
+    () => w.metrics().analyticsEvents,
   );
   const lag = new Histogram({
     name: 'shortlink_webhook_delivery_lag_seconds',

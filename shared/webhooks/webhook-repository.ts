@@ -2,7 +2,9 @@
 // checked by the address policy before it is saved; the secret is made here, sealed at rest
 // (webhook-secret.ts) and shown in full only to whoever adds or rotates it; listings show its last
 // 4 characters. A rotation keeps the previous secret signing for ROTATION_OVERLAP_MS. A replay
-// puts the same message (same id, same body) back in the queue.
+// puts the same message (same id, same body: an analytics.events one reads its range again) back
+// in the queue. An endpoint that begins to want analytics.events (added, enabled, given the type)
+// gets the events stored from then on.
 import type { Sql } from '../db/sql.ts';
 import { AppError } from '../errors/app-error.ts';
 import { formatPgInstant } from '../time/instant.ts';
@@ -111,10 +113,16 @@ export async function removeEndpoint(sql: Sql, orgId: string, id: string): Promi
   return { ...endpoint, enabled: false };
 }
 
+/** analytics.events: an endpoint that begins to want them (enabled again, or given the type) gets the events stored from now on. */
+const START_ANALYTICS = `analytics_after_micros = (extract(epoch from clock_timestamp()) * 1000000)::bigint,
+  analytics_after_event = '00000000-0000-0000-0000-000000000000', next_analytics_at = now()`;
+
 export async function setEndpointEnabled(sql: Sql, orgId: string, id: string, enabled: boolean): Promise<WebhookEndpoint> {
-  await findEndpoint(sql, orgId, id);
+  const current = await findEndpoint(sql, orgId, id);
+  const starts = enabled && !current.enabled;
   const [row] = await sql<EndpointRow[]>`
-    update webhook_endpoints set enabled = ${enabled}, disabled_reason = null where id = ${id} returning *`;
+    update webhook_endpoints set enabled = ${enabled}, disabled_reason = null ${starts ? sql`, ${sql.unsafe(START_ANALYTICS)}` : sql``}
+    where id = ${id} returning *`;
   return toEndpoint(row as EndpointRow);
 }
 
@@ -129,7 +137,10 @@ export async function updateEndpoint(
   const current = await findEndpoint(sql, orgId, id);
   const eventTypes = input.eventTypes === undefined ? current.eventTypes : parseEventTypes(input.eventTypes);
   const url = input.url === undefined ? current.url : await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivate });
-  const [row] = await sql<EndpointRow[]>`update webhook_endpoints set url = ${url}, event_types = ${eventTypes} where id = ${id} returning *`;
+  const starts = eventTypes.includes('analytics.events') && !current.eventTypes.includes('analytics.events');
+  const [row] = await sql<EndpointRow[]>`
+    update webhook_endpoints set url = ${url}, event_types = ${eventTypes} ${starts ? sql`, ${sql.unsafe(START_ANALYTICS)}` : sql``}
+    where id = ${id} returning *`;
   return toEndpoint(row as EndpointRow);
 }
 
@@ -190,9 +201,12 @@ export async function replayMessages(sql: Sql, orgId: string, which: { messageId
           select coalesce(merged_into, id) as id from webhook_messages
           where endpoint_id = ${(await findEndpoint(sql, orgId, which.endpointId)).id} and org_id = ${orgId}
             and created_at >= ${which.from.toISOString()} and created_at < ${which.to.toISOString()}`;
-  const rows = await sql<{ id: string }[]>`
+  const rows = await sql<{ id: string; endpoint_id: string; type: string }[]>`
     update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
-    where id in (${chosen}) and org_id = ${orgId} and status not in ('PENDING', 'MERGED') returning id`;
+    where id in (${chosen}) and org_id = ${orgId} and status not in ('PENDING', 'MERGED') returning id, endpoint_id, type`;
+  // A replayed analytics.events message is its endpoint's next one (at most one a second, as ever).
+  const analytics = [...new Set(rows.filter((r) => r.type === 'analytics.events').map((r) => r.endpoint_id))];
+  if (analytics.length > 0) await sql`update webhook_endpoints set next_analytics_at = now() where id in ${sql(analytics)}`;
   if ('messageId' in which && rows.length === 0) {
     const [exists] = await sql<{ id: string }[]>`
       select coalesce(merged_into, id) as id from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`;

@@ -261,7 +261,7 @@ describe('webhooks under faults: every event and change delivered, exactly once 
     async () => {
       const s = await scenario('two-workers');
       answerDelayMs = 100;
-      const second = new DeliveryWorker({ sql: db.sql, allowPrivate: true, secretsKey: undefined, pollIntervalMs: 50 });
+      const second = new DeliveryWorker({ sql: db.sql, analytics: store, allowPrivate: true, secretsKey: undefined, pollIntervalMs: 50 });
       second.start();
       const load = runWrk(`http://127.0.0.1:${redirectPort}/${s.code}`, 15, 4, 8);
       await Promise.all(

@@ -115,14 +115,16 @@ LIMIT {limit:UInt32}${READ_SETTINGS}`;
  * between the two reads), the candidates may be fewer than the page needs, and the statement
  * reads plain FINAL over the whole window instead: the page is the same either way.
  */
-export function syncSql(f: FilterFlags & { afterEventId: boolean }): string {
+export function syncSql(f: FilterFlags & { afterEventId: boolean; until?: boolean }, select: string = SELECT_EVENT): string {
   const position = f.afterEventId
     ? `
   AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')
   AND (ingested_at, event_id) > (fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC'), {afterEventId:UUID})`
     : `
   AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')`;
-  const window = `org_id = {orgId:String}${position}
+  // A resent analytics.events message reads exactly the range it was composed from.
+  const until = f.until ? `\n  AND (ingested_at, event_id) <= (fromUnixTimestamp64Micro({untilMicros:Int64}, 'UTC'), {untilEventId:UUID})` : '';
+  const window = `org_id = {orgId:String}${position}${until}
   AND ingested_at <= now64(6) - toIntervalMillisecond({settleMillis:UInt32})${filterClauses(f)}`;
   // (each candidate key has one copy, in the window; min created_at; max created_at; max ingested_at)
   const candidates = `(
@@ -135,7 +137,7 @@ export function syncSql(f: FilterFlags & { afterEventId: boolean }): string {
     ORDER BY ingested_at, event_id
     LIMIT {limit:UInt32}))`;
   return `WITH ${candidates} AS candidates
-SELECT ${SELECT_EVENT}
+SELECT ${select}
 FROM ${EVENTS_TABLE} FINAL
 WHERE ${window}
   AND (NOT tupleElement(candidates, 1) OR (
@@ -209,11 +211,26 @@ function csvFieldSql(sql: string, kind: ExportEncoding): string {
  */
 export function exportLinesSql(f: FilterFlags, format: 'json' | 'csv'): string {
   const fields = EVENT_OBJECT_FIELDS.map((name) => ({ name, ...exportFieldSql(name) }));
-  const line =
-    format === 'json'
-      ? `formatRow('JSONEachRow', ${fields.map((x) => `${x.sql} AS ${x.name}`).join(', ')})`
-      : `concat(${fields.map((x) => csvFieldSql(x.sql, x.encoding)).join(", ',', ")}, '\\r\\n')`;
+  const line = format === 'json' ? EVENT_JSON_LINE : `concat(${fields.map((x) => csvFieldSql(x.sql, x.encoding)).join(", ',', ")}, '\\r\\n')`;
   return `SELECT ${line} AS line${EXPORT_FROM(f)}`;
+}
+
+/** The event object as the engine prints it: one NDJSON line (keys in table order, '\n' at the end). */
+const EVENT_JSON_LINE = `formatRow('JSONEachRow', ${EVENT_OBJECT_FIELDS.map((name) => `${exportFieldSql(name).sql} AS ${name}`).join(', ')})`;
+
+/** Output format of feedSql: its printed lines back to back. */
+export const FEED_LINES_FORMAT = 'RawBLOB';
+
+/**
+ * The analytics.events feed: a sync page (syncSql: settled rows in (ingested_at, event_id) order,
+ * after a position, optionally up to one) printed one event a line as
+ * `<ingested_at micros>\t<event_id>\t<event object JSON>\n`. A JSON line holds no raw tab or
+ * newline, so the position splits off at the first two tabs. Params as syncSql, plus untilMicros
+ * and untilEventId when `until`.
+ */
+export function feedSql(until: boolean): string {
+  const printed = `concat(toString(toUnixTimestamp64Micro(ingested_at)), '\\t', toString(event_id), '\\t', ${EVENT_JSON_LINE})`;
+  return syncSql({ shortCode: false, clickSource: false, eventType: false, afterEventId: true, until }, printed);
 }
 
 export interface AggregateFilterFlags extends FilterFlags {

@@ -9,6 +9,7 @@ import { CHROME_WINDOWS_UA, eventRecord, eventRecords, IPHONE_UA, isoMicros, new
 import { neutraliseFormula } from '../reads/csv-formula-guard.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import type { EventPage } from '../reads/event-page.ts';
+import { positionAt, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 import { aggregatesCases } from './aggregates.contract.ts';
 import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
@@ -314,6 +315,41 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       const all = [...round1.events, ...round2.events].map((e) => e.eventId);
       expect(new Set(all).size).toBe(all.length);
       expect(all).toHaveLength(40);
+    });
+
+    it('feed: pages in sync order with the bytes JSON.stringify gives the synced events; a range read back later is the same events', async () => {
+      const orgId = newOrgId();
+      const now = BigInt(Date.now()) * 1000n;
+      const tricky = eventRecord({
+        orgId,
+        createdAtMicros: (now - 5_000_000n).toString(),
+        referrer: 'ctl \u001b quote " sep \u2028 😀',
+        utmCampaign: '</script>',
+      });
+      await store.insert([...eventRecords(orgId, 6, now - 60_000_000n, 1000n), tricky], randomUUID());
+      await store.insert(eventRecords(orgId, 5, now - 3_600_000_000n, 7n), randomUUID()); // older clicks, ingested later
+      await sleep(SETTLE_MS * 2);
+      const synced = (await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100)).events;
+      expect(synced).toHaveLength(12);
+      const pages: FeedPage[] = [];
+      let after = positionAt(0n);
+      for (let guard = 0; guard < 10; guard++) {
+        const page = await store.feedPage(orgId, { after, limit: 5 });
+        if (page.last === null) break;
+        pages.push(page);
+        after = page.last;
+      }
+      expect(pages.map((p) => p.events.length)).toEqual([5, 5, 2]);
+      expect(pages.flatMap((p) => p.events)).toEqual(synced.map((e) => JSON.stringify(e)));
+      expect(pages.at(-1)?.last?.eventId).toBe(synced.at(-1)?.eventId);
+      // The second page's range, read again after more events arrived, holds exactly its events.
+      await store.insert(eventRecords(orgId, 4, now - 7_200_000_000n, 3n), randomUUID());
+      await sleep(SETTLE_MS * 2);
+      const first = pages[0]?.last as FeedPosition;
+      const again = await store.feedPage(orgId, { after: first, until: pages[1]?.last as FeedPosition, limit: 1000 });
+      expect(again).toEqual(pages[1]);
+      expect((await store.feedPage(orgId, { after: pages[2]?.last as FeedPosition, limit: 1000 })).events).toHaveLength(4);
+      expect((await store.feedPage(newOrgId(), { after: positionAt(0n), limit: 10 })).events).toEqual([]);
     });
 
     it('sync: returns only settled rows, so an event still settling is delivered later, not skipped', async () => {

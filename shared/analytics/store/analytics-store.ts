@@ -22,6 +22,7 @@ import type { EventRecord } from '../events/analytics-event.ts';
 import { batchFromRecords, type EventBatch } from '../events/event-batch.ts';
 import { encodeEventBlockByColumn } from '../clickhouse/event-native-block.ts';
 import type { EventPage } from '../reads/event-page.ts';
+import { parseFeedLines, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
 import type { AggregateResponse } from '../reads/aggregate-response.ts';
@@ -39,6 +40,8 @@ import {
   COUNT_PHYSICAL_ROWS_SQL,
   EXPORT_LINES_FORMAT,
   exportLinesSql,
+  FEED_LINES_FORMAT,
+  feedSql,
   INSERT_COLUMNS,
   insertSettings,
   PING_SQL,
@@ -287,6 +290,24 @@ export class AnalyticsStore {
       nextSince: last ? formatMicros(BigInt(last.ingestedAtMicros)) : formatMicros(since),
       afterEventId: last ? last.eventId : req.afterEventId,
     };
+  }
+
+  /**
+   * The analytics.events feed: up to `limit` settled events after `after` in sync order (and no
+   * further than `until`, inclusive, when given: a resent message's range), printed by the engine.
+   */
+  async feedPage(orgId: string, o: { after: FeedPosition; until?: FeedPosition; limit: number }): Promise<FeedPage> {
+    const params: QueryParams = {
+      orgId,
+      sinceMicros: o.after.ingestedAtMicros.toString(),
+      afterEventId: o.after.eventId,
+      settleMillis: this.syncSettleMillis,
+      limit: o.limit,
+    };
+    if (o.until) Object.assign(params, { untilMicros: o.until.ingestedAtMicros.toString(), untilEventId: o.until.eventId });
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.transport.streamBytes(feedSql(o.until !== undefined), params, FEED_LINES_FORMAT)) chunks.push(Buffer.from(chunk));
+    return parseFeedLines(Buffer.concat(chunks).toString('utf8'));
   }
 
   /** The export file (NDJSON or CSV) as UTF-8 byte chunks, printed by the database and streamed. */

@@ -5,8 +5,6 @@
 // the backfill worker; the store and the spool belong to the composition root, which closes them
 // after this, so nothing accepted is lost.
 import type { Logger } from '../../log/logger.ts';
-import type { EventRecord } from '../events/analytics-event.ts';
-import type { EventBatch } from '../events/event-batch.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { BackfillWorker } from './backfill-worker.ts';
@@ -19,18 +17,8 @@ export interface AnalyticsPipelineOptions {
   /** Spools this process moves back into the store, one backfill worker each. */
   backfill: readonly EventSpool[];
   buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
-  /** Takes the events of every successful insert, from the buffer and the backfill (webhooks' analytics.events). */
-  stored?: StoredEventsSink;
   /** The process's logger; the pipeline logs store and spool failures (one line per 5 s), drops and where it writes. */
   logger: Logger;
-}
-
-/** Where the events the store has taken go next, with the dedup token they were inserted under. */
-export interface StoredEventsSink {
-  /** After a write-buffer insert: never throws, never waits. */
-  stored(batch: EventBatch, token: string): void;
-  /** After a backfill insert, before the spool entry is acknowledged; never rejects. */
-  backfilled(records: readonly EventRecord[], token: string): Promise<void>;
 }
 
 export interface AnalyticsPipeline {
@@ -53,7 +41,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
     lastLog = now;
     logger.warn({ err }, `${context} failed`);
   };
-  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill'), beforeAck: o.stored?.backfilled }));
+  const backfill = o.backfill.map((s) => new BackfillWorker({ spool: s, store, onError: (e) => onError(e, 'backfill') }));
   let dropsSinceLog = 0;
   let lastDropLog = 0;
   const sink = new EventWriteBuffer({
@@ -67,7 +55,6 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
       dropsSinceLog = 0;
     },
     store,
-    onStored: o.stored?.stored,
     enricher: new HitEnricher(),
     spool,
     onSpooled: () => {

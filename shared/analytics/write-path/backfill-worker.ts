@@ -21,11 +21,6 @@ export interface BackfillWorkerOptions {
   /** Poll interval while the spool is empty (ms). Default 5000. */
   idlePollMs?: number;
   onError?: (error: unknown) => void;
-  /**
-   * Awaited with a batch's records and token once its insert succeeded, before the batch is
-   * acknowledged (analytics.events webhooks); it must not reject.
-   */
-  beforeAck?: (records: readonly EventRecord[], token: string) => Promise<void>;
   random?: () => number;
   /** Where a long drain reports progress; default: stderr, drawn only when it is a terminal. */
   progress?: ProgressLine;
@@ -118,7 +113,6 @@ export class BackfillWorker {
         if (this.stopping) return result;
         try {
           await this.options.store.insert(entry.batch.records, entry.batch.token);
-          await this.options.beforeAck?.(entry.batch.records, entry.batch.token);
           await this.options.spool.ack(entry.id);
         } catch (err) {
           this.m.failedAttempts++;

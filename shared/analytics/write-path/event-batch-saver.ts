@@ -33,8 +33,6 @@ export interface EventBatchSaverOptions {
   insertTimeoutMs?: number;
   /** After a failed insert, send batches straight to the spool for this long (ms). Default 5000. */
   storeCooldownMs?: number;
-  /** Called with a batch once its insert succeeded (e.g. to feed analytics.events webhooks). */
-  onStored?: (batch: EventBatch, token: string) => void;
   /** Called after a batch was spooled (e.g. to wake the backfill worker). */
   onSpooled?: () => void;
   /** Failures worth logging; never rethrown. */
@@ -157,7 +155,6 @@ export class EventBatchSaver {
     }
     this.#m.flushedEvents += batch.batch.rows;
     this.#m.flushedBatches++;
-    this.#o.onStored?.(batch.batch, batch.token);
     this.#m.lastFlushLatencyMs = this.#clock() - started;
   }
 

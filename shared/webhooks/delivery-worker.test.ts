@@ -1,167 +1,25 @@
-// Invariant: endpoints are refused unless https and public (WEBHOOK_ALLOW_PRIVATE aside), their
-// secrets are sealed at rest with a key, every link change queues its event in its own
-// transaction, and the delivery worker signs (verified by the standardwebhooks package, both
-// secrets during a rotation), retries with the same webhook-id, honours Retry-After, disables on
-// 410, replays with the same ids, never sends one message twice at once, and is bounded against
-// slow, huge, redirecting, rebinding and silent receivers. Real Postgres, real HTTP.
+// Invariant: the delivery worker signs (verified by the standardwebhooks package, both secrets
+// during a rotation), retries with the same webhook-id, honours Retry-After, disables on 410,
+// replays with the same ids, never sends one message twice at once, keeps a hanging endpoint to its
+// own few slots, and is bounded against slow, huge, redirecting, rebinding and silent receivers.
+// Real Postgres, real HTTP.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/support/servers.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.ts';
-import { addDomainToVerify, recordCheck } from '../domains/domain-verification.ts';
-import { saveLink, type Actor, type LinkServiceDeps } from '../links/save-link.ts';
-import { createOrganization } from '../orgs/org-repository.ts';
-import { DeliveryWorker, PER_ENDPOINT_IN_FLIGHT } from './delivery-worker.ts';
-import {
-  addEndpoint,
-  listAttempts,
-  listEndpoints,
-  replayMessages,
-  revealSecret,
-  rotateSecret,
-  sendTestEvent,
-  type WebhookSettings,
-} from './webhook-repository.ts';
+import { open, webhookFixtures } from '../../test/support/webhook-fixtures.ts';
+import { saveLink } from '../links/save-link.ts';
+import { PER_ENDPOINT_IN_FLIGHT } from './delivery-claims.ts';
+import { addEndpoint, listAttempts, listEndpoints, replayMessages, rotateSecret, sendTestEvent } from './webhook-repository.ts';
 
 let db: TestDatabase;
-const receivers: WebhookReceiver[] = [];
+const { actorOf, receiver, worker, until, waitFor, statusOf, deps, closeReceivers } = webhookFixtures(() => db.sql);
 beforeAll(async () => {
   db = await createTestDatabase(inject('realPgUrl') ?? inject('embeddedPgUrl'));
 });
 afterAll(async () => {
-  for (const r of receivers) await r.close();
+  await closeReceivers();
   await db?.drop();
-});
-
-const KEY = Buffer.alloc(32, 7);
-const open: WebhookSettings = { allowPrivate: true, secretsKey: KEY };
-const strict: WebhookSettings = { allowPrivate: false, secretsKey: KEY };
-const deps = (): LinkServiceDeps => ({ sql: db.sql, shortLinkBase: 'https://sho.rt', now: Date.now });
-
-async function actorOf(name: string): Promise<Actor> {
-  return { org: await createOrganization(db.sql, { name, plan: 'BUSINESS' }), attribution: 'api-key:test', via: 'EXTERNAL' };
-}
-
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await startWebhookReceiver();
-  receivers.push(r);
-  return r;
-}
-
-function worker(o: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {}): DeliveryWorker {
-  return new DeliveryWorker({ sql: db.sql, allowPrivate: true, secretsKey: KEY, retryScheduleMs: [50, 50, 50], timeoutMs: 2_000, ...o });
-}
-
-/** Runs rounds until `done` holds (or 10 s pass). */
-async function until(w: DeliveryWorker, done: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in 10 s');
-    if ((await w.runOnce()) === 0) await new Promise((r) => setTimeout(r, 30));
-  }
-}
-
-/** Polls `done` every 20 ms for up to 10 s. */
-async function waitFor(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in 10 s');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function statusOf(id: string): Promise<string> {
-  const [row] = await db.sql<{ status: string }[]>`select status from webhook_messages where id = ${id}`;
-  return row?.status ?? 'missing';
-}
-
-describe('endpoints', () => {
-  it('refuses a URL that is not https or whose host is private, with a VE001 naming url and why', async () => {
-    const { org } = await actorOf('wh-policy');
-    const add = (url: string, s = strict) => addEndpoint(db.sql, s, org.id, { url, eventTypes: ['link.created'] });
-    await expect(add('http://example.com/hook')).rejects.toMatchObject({ code: 'VE001', details: { field: 'url', reason: 'NOT_HTTPS' } });
-    await expect(add('https://127.0.0.1/hook')).rejects.toMatchObject({ code: 'VE001', details: { reason: 'PRIVATE_ADDRESS' } });
-    await expect(add('https://[::ffff:10.0.0.1]/hook')).rejects.toMatchObject({ details: { reason: 'PRIVATE_ADDRESS' } });
-    await expect(add('https://localhost/hook')).rejects.toMatchObject({ message: expect.stringContaining('private address') });
-    await expect(add('not a url')).rejects.toMatchObject({ details: { reason: 'INVALID_URL' } });
-    await expect(addEndpoint(db.sql, strict, org.id, { url: 'https://93.184.215.14/h', eventTypes: ['link.nope'] })).rejects.toMatchObject({
-      details: { field: 'eventTypes' },
-    });
-    // WEBHOOK_ALLOW_PRIVATE: http and loopback pass.
-    const { endpoint } = await add('http://127.0.0.1:9/hook', open);
-    expect(endpoint.url).toBe('http://127.0.0.1:9/hook');
-  });
-
-  it('seals the secret at rest, lists its last 4 only, reveals it to whoever may', async () => {
-    const { org } = await actorOf('wh-secret');
-    const { endpoint, secret } = await addEndpoint(db.sql, open, org.id, { url: 'https://93.184.215.14/h', eventTypes: ['link.created'] });
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
-    const [row] = await db.sql<{ secret: string }[]>`select secret from webhook_endpoints where id = ${endpoint.id}`;
-    expect(row?.secret.startsWith('sealed:v1:')).toBe(true);
-    expect(row?.secret).not.toContain(secret.slice(6, 20));
-    const listed = await listEndpoints(db.sql, org.id);
-    expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, secretLast4: secret.slice(-4) })]);
-    expect(JSON.stringify(listed)).not.toContain(secret.slice(6, 20));
-    expect(await revealSecret(db.sql, open, org.id, endpoint.id)).toBe(secret);
-    // Another organisation never sees it.
-    const other = await actorOf('wh-secret-other');
-    await expect(revealSecret(db.sql, open, other.org.id, endpoint.id)).rejects.toMatchObject({ code: 'EN001' });
-  });
-});
-
-describe('link events', () => {
-  it('queues link.created, link.updated, link.archived alone and link.updated on restore, each the Short URL object as answered', async () => {
-    const actor = await actorOf('wh-links');
-    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, {
-      url: 'http://127.0.0.1:9/h',
-      eventTypes: ['link.created', 'link.updated', 'link.archived'],
-    });
-    const created = await saveLink(deps(), actor, { url: 'https://e.example/a' });
-    const code = created.view.shortCode;
-    const updated = await saveLink(deps(), actor, { url: 'https://e.example/b', shortCode: code });
-    const archived = await saveLink(deps(), actor, { url: 'https://e.example/b', shortCode: code, isActive: false });
-    const restored = await saveLink(deps(), actor, { url: 'https://e.example/b', shortCode: code, isActive: true });
-    const rows = await db.sql<{ type: string; body: string }[]>`
-      select type, body from webhook_messages where endpoint_id = ${endpoint.id} order by created_at, id`;
-    expect(rows.map((r) => r.type)).toEqual(['link.created', 'link.updated', 'link.archived', 'link.updated']);
-    const bodies = rows.map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: unknown });
-    expect(bodies.map((b) => b.data)).toEqual([created.view, updated.view, archived.view, restored.view]);
-    expect(bodies.every((b) => !Number.isNaN(Date.parse(b.timestamp)) && b.timestamp.endsWith('Z'))).toBe(true);
-  });
-
-  it('queues nothing when the save rolls back, and nothing for an endpoint that does not want the type', async () => {
-    const actor = await actorOf('wh-links-rollback');
-    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: 'http://127.0.0.1:9/h', eventTypes: ['link.archived'] });
-    const a = await saveLink(deps(), actor, { url: 'https://e.example/a' });
-    await expect(saveLink(deps(), actor, { url: 'https://e.example/a', shortCode: a.view.shortCode, customDomain: 'nope.example' })).rejects.toThrow();
-    const [n] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where endpoint_id = ${endpoint.id}`;
-    expect(n?.n).toBe(0);
-  });
-});
-
-describe('domain events', () => {
-  it('the verifier queues domain.verified at PENDING → ACTIVE and domain.failed once at PENDING → FAILED', async () => {
-    const { org } = await actorOf('wh-domains');
-    const { endpoint } = await addEndpoint(db.sql, open, org.id, { url: 'http://127.0.0.1:9/h', eventTypes: ['domain.verified', 'domain.failed'] });
-    const ok = await addDomainToVerify(db.sql, org, 'verified.wh-test.example');
-    const bad = await addDomainToVerify(db.sql, org, 'failed.wh-test.example');
-    const check = (verified: boolean) => ({ verified, pointsAtDefault: null, problem: verified ? null : 'no TXT record' });
-    await recordCheck(db.sql, ok, check(true), Date.now());
-    const later = Date.now() + 8 * 24 * 3600_000;
-    await recordCheck(db.sql, bad, check(false), later);
-    await recordCheck(db.sql, bad, check(false), later); // FAILED again: no second event
-    const rows = await db.sql<
-      { type: string; body: string }[]
-    >`select type, body from webhook_messages where endpoint_id = ${endpoint.id} order by created_at, id`;
-    expect(rows.map((r) => r.type)).toEqual(['domain.verified', 'domain.failed']);
-    expect(rows.map((r) => (JSON.parse(r.body) as { data: unknown }).data)).toEqual([
-      expect.objectContaining({ host: 'verified.wh-test.example', status: 'ACTIVE' }),
-      expect.objectContaining({ host: 'failed.wh-test.example', status: 'FAILED', lastCheckError: 'no TXT record' }),
-    ]);
-    expect(rows[0]?.body).not.toContain(ok.token as string);
-  });
 });
 
 describe('delivery', () => {
@@ -327,61 +185,6 @@ describe('delivery', () => {
     expect(servedMs).toBeLessThan(1_500); // not behind the hanging attempts' 3 s timeout
     expect(maxOpen).toBe(PER_ENDPOINT_IN_FLIGHT);
     expect(hanging.ids().size).toBe(PER_ENDPOINT_IN_FLIGHT); // the others wait their turn, not a slot each
-  });
-
-  it('never merges into or from a message a killed worker had leased: its receiver may hold it already, under its id', async () => {
-    const actor = await actorOf('wh-analytics-killed');
-    const r = await receiver();
-    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['analytics.events'] });
-    const queue = async (id: string, n: number) => {
-      const body = JSON.stringify({
-        type: 'analytics.events',
-        timestamp: '2026-11-24T00:00:00.000Z',
-        data: { events: Array.from({ length: n }, (_, i) => ({ eventId: `${id}-${i}` })) },
-      });
-      await db.sql`insert into webhook_messages (id, endpoint_id, org_id, type, body, event_count) values (${id}, ${endpoint.id}, ${actor.org.id}, 'analytics.events', ${body}, ${n})`;
-      await new Promise((res) => setTimeout(res, 5));
-    };
-    await queue('msg_killed', 300);
-    await queue('msg_next', 200);
-    await queue('msg_last', 200);
-    // A worker leased msg_killed, sent it and was killed before recording the outcome; its lease ran out.
-    await db.sql`update webhook_messages set lease_owner = 'worker-dead', lease_until = now() - interval '1 second' where id = 'msg_killed'`;
-    const w = worker();
-    await until(w, () => r.received.length === 2);
-    expect(r.received.map((x) => [x.id, (x.data as { events: unknown[] }).events.length])).toEqual([
-      ['msg_killed', 300], // as it was first sent: the receiver deduplicating on its id loses nothing
-      ['msg_next', 400], // the never-sent ones merged
-    ]);
-  });
-
-  it('sends analytics.events at most once a second per endpoint, never-sent messages merged up to 1,000 events', async () => {
-    const actor = await actorOf('wh-analytics-rate');
-    const r = await receiver();
-    const { endpoint } = await addEndpoint(db.sql, open, actor.org.id, { url: r.url, eventTypes: ['analytics.events'] });
-    const events = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ eventId: `${tag}-${i}` }));
-    const queue = async (id: string, n: number, failures = 0) => {
-      const body = JSON.stringify({ type: 'analytics.events', timestamp: '2026-11-24T00:00:00.000Z', data: { events: events(id, n) } });
-      await db.sql`insert into webhook_messages (id, endpoint_id, org_id, type, body, event_count, failures)
-                   values (${id}, ${endpoint.id}, ${actor.org.id}, 'analytics.events', ${body}, ${n}, ${failures})`;
-      await new Promise((res) => setTimeout(res, 5)); // distinct created_at, in order
-    };
-    await queue('msg_retrying', 10, 1); // sent before: alone, with its id
-    await queue('msg_a', 400);
-    await queue('msg_b', 400);
-    await queue('msg_c', 400);
-    const w = worker();
-    await until(w, () => r.received.length === 3);
-    const gaps = r.received.slice(1).map((x, i) => x.at - (r.received[i] as { at: number }).at);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(950);
-    expect(r.received.map((x) => x.id)).toEqual(['msg_retrying', 'msg_a', 'msg_c']);
-    const counts = r.received.map((x) => (x.data as { events: unknown[] }).events.length);
-    expect(counts).toEqual([10, 800, 400]);
-    const merged = r.received[1]?.data as { events: { eventId: string }[] };
-    expect(merged.events.map((e) => e.eventId)).toEqual([...events('msg_a', 400), ...events('msg_b', 400)].map((e) => e.eventId));
-    expect(await statusOf('msg_b')).toBe('MERGED'); // kept, so its source key still counts
-    // Replaying the merged message replays the one that carried its events, with that id.
-    expect(await replayMessages(db.sql, actor.org.id, { messageId: 'msg_b' })).toEqual(['msg_a']);
   });
 });
 
