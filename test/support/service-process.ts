@@ -179,6 +179,7 @@ export async function adminJson(env: NodeJS.ProcessEnv, ...args: string[]): Prom
 }
 
 export interface ChildService {
+  readonly pid: number;
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -209,6 +210,7 @@ export async function startProcess(
   child.stderr!.on('data', (d) => (out += String(d)));
   for (const url of typeof healthUrls === 'string' ? [healthUrls] : healthUrls) await waitHealthy(url, child, () => out);
   return {
+    pid: child.pid ?? 0,
     output: () => out,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
