@@ -160,19 +160,18 @@ export async function runLoad(cfg: RunConfig): Promise<RunResult> {
   const deadlineMs = cfg.durationMs + cfg.timeoutMs;
   const housekeeping = setInterval(() => {
     const now = clock();
-    for (const c of conns) if (c.busy && now - c.sentAt > cfg.timeoutMs) c.abort('timeout');
-    if (now >= nextIntervalMs) {
-      closeInterval(now);
-      nextIntervalMs = now - (now % intervalMs) + intervalMs;
-    }
     if (now > deadlineMs && !finished) {
       const notSent = schedule.truncate(0);
       if (notSent > 0) {
         failed += notSent;
         count(errors, 'not sent', notSent);
       }
-      for (const c of conns) if (c.busy) c.abort('timeout');
-      pump();
+      for (const c of conns) if (c.busy) c.abort(now - c.sentAt > cfg.timeoutMs ? 'timeout' : 'unanswered at the end');
+    }
+    for (const c of conns) if (c.busy && now - c.sentAt > cfg.timeoutMs) c.abort('timeout');
+    if (now >= nextIntervalMs) {
+      closeInterval(now);
+      nextIntervalMs = now - (now % intervalMs) + intervalMs;
     }
   }, HOUSEKEEPING_MS);
 
