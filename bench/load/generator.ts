@@ -16,6 +16,8 @@ export interface RunConfig {
   connections: number;
   timeoutMs: number;
   nextRequest: () => string;
+  /** Called once every connection is open, just before the first request. */
+  onStart?: () => void;
   /** Called when each interval of the series closes. */
   onInterval?: (p: Progress) => void;
   /** Aborting ends the schedule now (Ctrl-C): the run finishes with what was sent. */
@@ -180,6 +182,7 @@ export async function runLoad(cfg: RunConfig): Promise<RunResult> {
     resolveDone();
   }
 
+  cfg.onStart?.();
   const cpuBefore = process.cpuUsage();
   t0 = performance.now();
   pump();

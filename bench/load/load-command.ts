@@ -18,6 +18,7 @@ import { buildReport, ms, renderTable } from './report.ts';
 import { renderHtml, uplotSources } from './report-html.ts';
 import { trafficGenerator, type Visit } from './traffic.ts';
 
+const plural = (n: number, noun: string): string => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 const ROOT = join(import.meta.dirname, '..', '..');
 const PLAIN_PROGRESS_MS = 5_000;
 
@@ -107,10 +108,6 @@ export async function loadCommand(argv: readonly string[], io: LoadIo = { stdout
     return 2;
   }
 
-  io.stdout.write(
-    `load: ${o.rate.toLocaleString('en-US')}/s for ${o.durationMs / 1000} s on ${o.connections} connections to ${o.target.href}, ` +
-      `${visits.length.toLocaleString('en-US')} links (Zipf), run ${runId}\n`,
-  );
   const abort = new AbortController();
   const onSigint = (): void => {
     if (abort.signal.aborted) process.exit(130);
@@ -134,6 +131,11 @@ export async function loadCommand(argv: readonly string[], io: LoadIo = { stdout
         seed: 42,
       }),
       signal: abort.signal,
+      onStart: () =>
+        io.stdout.write(
+          `load: ${o.rate.toLocaleString('en-US')}/s for ${o.durationMs / 1000} s on ${o.connections} connections to ${o.target.href}, ` +
+            `${plural(visits.length, 'link')} (Zipf), run ${runId}\n`,
+        ),
       onInterval: (p) =>
         progress.show(
           `${(p.elapsedMs / 1000).toFixed(0).padStart(5)} s  ${p.rps.toLocaleString('en-US').padStart(7)}/s  p99 ${p.p99Ms === null ? '-' : ms(p.p99Ms)} ms  ` +

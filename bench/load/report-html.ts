@@ -5,7 +5,7 @@
 // is embedded as JSON that cannot close its script element. Pure: uPlot's sources are passed in.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Report, reportRows } from './report.ts';
+import { type Report, reportHeading, reportRows } from './report.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -82,7 +82,7 @@ figure { margin: 20px 0; } figcaption { font-weight: 600; margin-bottom: 4px; }
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(r.target)} · ${r.links.count.toLocaleString('en-US')} links (${escapeHtml(r.links.from)}) · ${r.options.durationMs / 1000} s at ${r.options.rate.toLocaleString('en-US')}/s · ${r.options.connections} connections · ${escapeHtml(r.startedAt)} to ${escapeHtml(r.finishedAt)}</p>
+<p>${escapeHtml(reportHeading(r))} · ${escapeHtml(r.startedAt)} to ${escapeHtml(r.finishedAt)}</p>
 <p class="${r.verdict.pass ? 'pass' : 'fail'}"><strong>${escapeHtml(verdict)}</strong></p>
 <table>
 ${rows}

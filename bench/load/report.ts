@@ -152,12 +152,18 @@ export function reportRows(r: Report): [string, string][] {
   return rows;
 }
 
+/** One line naming what was run: target, links, duration, rate and connections. */
+export function reportHeading(r: Report): string {
+  const links = `${r.links.count.toLocaleString('en-US')} link${r.links.count === 1 ? '' : 's'} (${r.links.from})`;
+  return `${r.target} · ${links} · ${r.options.durationMs / 1000} s at ${r.options.rate.toLocaleString('en-US')}/s · ${r.options.connections} connections`;
+}
+
 /** The table printed at the end of a run. */
 export function renderTable(r: Report, reportDir: string): string {
   const rows = reportRows(r);
   rows.push(['report', `${reportDir}/report.html (and report.json)`]);
   const width = Math.max(...rows.map(([k]) => k.length));
-  const head = `${r.target} · ${r.links.count.toLocaleString('en-US')} links (${r.links.from}) · ${r.options.durationMs / 1000} s · ${r.options.connections} connections`;
+  const head = reportHeading(r);
   const verdict = r.verdict.pass ? 'PASS' : `FAIL: ${r.verdict.failures.join('; ')}`;
   return [head, ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), verdict].join('\n');
 }
