@@ -3,9 +3,12 @@
 // 15 s at 2,000/s are sent, and the report's figures must agree with the service's own counters
 // (Prometheus redirector_requests_total, redirector_events_handed_off_total) and with the
 // analytics API read here independently of the kit. Then the exit codes: 1 when errors exceed
-// --max-errors and when stored ≠ served, 2 with one line on bad arguments or an unreachable target.
+// --max-errors and when stored ≠ served, 2 with one line on bad arguments or an unreachable target;
+// and an https target whose certificate is checked.
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,9 +27,14 @@ interface Outcome {
 }
 
 async function load(...args: string[]): Promise<Outcome> {
+  return loadWith({}, ...args);
+}
+
+async function loadWith(env: Record<string, string>, ...args: string[]): Promise<Outcome> {
   try {
     const { stdout, stderr } = await execFileP(process.execPath, ['--import', 'tsx', 'bench/run.ts', 'load', ...args], {
       cwd: ROOT,
+      env: { ...process.env, ...env },
       timeout: 240_000,
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -184,4 +192,45 @@ describe('npm run bench -- load against npm start', () => {
       expect(r.stdout).toBe('');
     }
   }, 120_000);
+
+  it('drives an https target, verifying its certificate (NODE_EXTRA_CA_CERTS trusts a private CA)', async () => {
+    const key = join(dir, 'tls-key.pem');
+    const cert = join(dir, 'tls-cert.pem');
+    await execFileP('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ]);
+    const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
+      res.writeHead(302, { location: 'https://example.com/' });
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const target = `https://localhost:${(server.address() as AddressInfo).port}`;
+      writeFileSync(join(dir, 'tls-codes.txt'), 'abc1234\n');
+      const args = ['--target', target, '--codes', join(dir, 'tls-codes.txt'), '--rate', '100', '--duration', '1s', '--report', join(dir, 'tls')];
+      const trusted = await loadWith({ NODE_EXTRA_CA_CERTS: cert }, ...args);
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(trusted.stdout).toContain('302 × 100');
+      const untrusted = await load(...args);
+      expect(untrusted.code).toBe(2);
+      expect(untrusted.stderr.trimEnd()).toBe(`load: cannot connect to --target ${target}/: TLS (DEPTH_ZERO_SELF_SIGNED_CERT)`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
 });
