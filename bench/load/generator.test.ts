@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runLoad, TargetUnreachable } from './generator.ts';
+import { type RunConfig, runLoad, TargetUnreachable } from './generator.ts';
 import { summarize } from './latency.ts';
 
 let server: Server | null = null;
@@ -22,6 +22,9 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: num
 }
 
 const request = (path: string) => () => `GET ${path} HTTP/1.1\r\nHost: sho.rt\r\n\r\n`;
+/** A run against 127.0.0.1:port, GET /a at 100/s for 1 s on 4 connections unless `o` says otherwise. */
+const load = (port: number, o: Partial<RunConfig>): ReturnType<typeof runLoad> =>
+  runLoad({ target: { tls: false, host: '127.0.0.1', port }, rate: 100, durationMs: 1000, connections: 4, timeoutMs: 5000, nextRequest: request('/a'), ...o });
 const redirect = (res: ServerResponse): void => {
   res.writeHead(302, { location: 'https://example.com/' });
   res.end();
@@ -32,14 +35,7 @@ describe('runLoad', () => {
     let connections = 0;
     const port = await serve((_req, res) => redirect(res));
     server!.on('connection', () => connections++);
-    const r = await runLoad({
-      target: { tls: false, host: '127.0.0.1', port },
-      rate: 500,
-      durationMs: 2000,
-      connections: 8,
-      timeoutMs: 5000,
-      nextRequest: request('/a'),
-    });
+    const r = await load(port, { rate: 500, durationMs: 2000, connections: 8 });
     expect(r).toMatchObject({ scheduled: 1000, sent: 1000, answered: 1000, interrupted: false });
     expect([...r.statuses]).toEqual([[302, 1000]]);
     expect(r.errors.size).toBe(0);
@@ -57,14 +53,7 @@ describe('runLoad', () => {
       if (t >= 600 && t < 1600) setTimeout(() => redirect(res), 1600 - t);
       else redirect(res);
     });
-    const r = await runLoad({
-      target: { tls: false, host: '127.0.0.1', port },
-      rate: 500,
-      durationMs: 3000,
-      connections: 16,
-      timeoutMs: 5000,
-      nextRequest: request('/a'),
-    });
+    const r = await load(port, { rate: 500, durationMs: 3000, connections: 16 });
     expect(r.answered).toBe(1500);
     const latency = summarize(r.recorder.latency);
     const service = summarize(r.recorder.service);
@@ -87,14 +76,7 @@ describe('runLoad', () => {
       redirect(res);
     });
     let i = 0;
-    const r = await runLoad({
-      target: { tls: false, host: '127.0.0.1', port },
-      rate: 400,
-      durationMs: 1000,
-      connections: 8,
-      timeoutMs: 5000,
-      nextRequest: () => request(i++ % 4 === 0 ? '/missing' : '/a')(),
-    });
+    const r = await load(port, { rate: 400, connections: 8, nextRequest: () => request(i++ % 4 === 0 ? '/missing' : '/a')() });
     expect(r.sent).toBe(400);
     expect(r.answered + (r.errors.get('closed by server') ?? 0) + (r.errors.get('connection reset') ?? 0)).toBe(400);
     expect(r.statuses.get(404)).toBeGreaterThan(50);
@@ -108,26 +90,12 @@ describe('runLoad', () => {
       if (req.url !== '/never') redirect(res);
     });
     let i = 0;
-    const r = await runLoad({
-      target: { tls: false, host: '127.0.0.1', port },
-      rate: 100,
-      durationMs: 1000,
-      connections: 2,
-      timeoutMs: 300,
-      nextRequest: () => request(i++ < 2 ? '/never' : '/a')(),
-    });
+    const r = await load(port, { connections: 2, timeoutMs: 300, nextRequest: () => request(i++ < 2 ? '/never' : '/a')() });
     expect(r.errors.get('timeout')).toBe(2);
     expect(r.answered).toBe(98);
     expect(r.scheduled).toBe(100);
     const stuck = await serve(() => {});
-    const s = await runLoad({
-      target: { tls: false, host: '127.0.0.1', port: stuck },
-      rate: 100,
-      durationMs: 500,
-      connections: 1,
-      timeoutMs: 400,
-      nextRequest: request('/'),
-    });
+    const s = await load(stuck, { durationMs: 500, connections: 1, timeoutMs: 400 });
     // One connection: the first request times out after 400 ms, the next ones after it, and at the
     // deadline (the end of the schedule + the timeout: 900 ms) the one in flight is given up and
     // the rest never leave: 2 or 3 sent (the housekeeping ticks every 100 ms).
@@ -145,24 +113,14 @@ describe('runLoad', () => {
     const port = await serve(() => {});
     await new Promise((r) => server!.close(r));
     server = null;
-    await expect(
-      runLoad({ target: { tls: false, host: '127.0.0.1', port }, rate: 10, durationMs: 100, connections: 2, timeoutMs: 100, nextRequest: request('/') }),
-    ).rejects.toThrow(TargetUnreachable);
+    await expect(load(port, { durationMs: 100 })).rejects.toThrow(TargetUnreachable);
   });
 
   it('stops the schedule when aborted and reports the run as interrupted', async () => {
     const port = await serve((_req, res) => redirect(res));
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 500);
-    const r = await runLoad({
-      target: { tls: false, host: '127.0.0.1', port },
-      rate: 200,
-      durationMs: 10_000,
-      connections: 4,
-      timeoutMs: 1000,
-      nextRequest: request('/a'),
-      signal: abort.signal,
-    });
+    const r = await load(port, { rate: 200, durationMs: 10_000, signal: abort.signal });
     expect(r.interrupted).toBe(true);
     expect(r.answered).toBeGreaterThan(80);
     expect(r.answered).toBeLessThan(200);

@@ -16,6 +16,7 @@ export type ParseOutcome =
 const MORE: ParseOutcome = { kind: 'more' };
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
+const TOO_LONG = -2;
 
 type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailer' | 'until-close' | 'done';
 
@@ -57,31 +58,23 @@ export class ResponseParser {
       if (at >= buf.length || this.#state === 'until-close') return MORE;
       switch (this.#state) {
         case 'head': {
-          const end = buf.indexOf(CRLFCRLF, at);
-          if (end < 0) {
-            if (buf.length - at > MAX_HEAD_BYTES) return { kind: 'error', reason: 'response head too large' };
-            this.#pending = buf.subarray(at);
-            return MORE;
-          }
+          const end = this.#find(buf, at, CRLFCRLF, MAX_HEAD_BYTES);
+          if (end === TOO_LONG) return { kind: 'error', reason: 'response head too large' };
+          if (end < 0) return MORE;
           const problem = this.#head(buf.toString('latin1', at, end));
           if (problem !== null) return { kind: 'error', reason: problem };
           at = end + 4;
           break;
         }
         case 'length': {
-          const take = Math.min(this.#remaining, buf.length - at);
-          this.#remaining -= take;
-          at += take;
+          at = this.#skip(buf, at);
           if (this.#remaining === 0) this.#state = 'done';
           break;
         }
         case 'chunk-size': {
-          const end = buf.indexOf(CRLF, at);
-          if (end < 0) {
-            if (buf.length - at > 1024) return { kind: 'error', reason: 'bad chunk size' };
-            this.#pending = buf.subarray(at);
-            return MORE;
-          }
+          const end = this.#find(buf, at, CRLF, 1024);
+          if (end === TOO_LONG) return { kind: 'error', reason: 'bad chunk size' };
+          if (end < 0) return MORE;
           const size = Number.parseInt(buf.toString('latin1', at, end).split(';')[0] ?? '', 16);
           if (!Number.isFinite(size) || size < 0) return { kind: 'error', reason: 'bad chunk size' };
           at = end + 2;
@@ -93,9 +86,7 @@ export class ResponseParser {
           break;
         }
         case 'chunk-data': {
-          const take = Math.min(this.#remaining, buf.length - at);
-          this.#remaining -= take;
-          at += take;
+          at = this.#skip(buf, at);
           if (this.#remaining === 0) {
             this.#remaining = 2;
             this.#state = 'chunk-end';
@@ -103,25 +94,39 @@ export class ResponseParser {
           break;
         }
         case 'chunk-end': {
-          const take = Math.min(this.#remaining, buf.length - at);
-          this.#remaining -= take;
-          at += take;
+          at = this.#skip(buf, at);
           if (this.#remaining === 0) this.#state = 'chunk-size';
           break;
         }
         case 'trailer': {
-          const end = buf.indexOf(CRLF, at);
-          if (end < 0) {
-            if (buf.length - at > MAX_HEAD_BYTES) return { kind: 'error', reason: 'response trailer too large' };
-            this.#pending = buf.subarray(at);
-            return MORE;
-          }
+          const end = this.#find(buf, at, CRLF, MAX_HEAD_BYTES);
+          if (end === TOO_LONG) return { kind: 'error', reason: 'response trailer too large' };
+          if (end < 0) return MORE;
           if (end === at) this.#state = 'done';
           at = end + 2;
           break;
         }
       }
     }
+  }
+
+  /** Consumes up to #remaining bytes from `at`; returns where it stopped. */
+  #skip(buf: Buffer, at: number): number {
+    const take = Math.min(this.#remaining, buf.length - at);
+    this.#remaining -= take;
+    return at + take;
+  }
+
+  /**
+   * Where `sep` starts at or after `at`; when it is not there yet, keeps the bytes from `at` for the
+   * next piece and returns -1, or TOO_LONG when more than `max` bytes wait for it.
+   */
+  #find(buf: Buffer, at: number, sep: Buffer, max: number): number {
+    const end = buf.indexOf(sep, at);
+    if (end >= 0) return end;
+    if (buf.length - at > max) return TOO_LONG;
+    this.#pending = buf.subarray(at);
+    return -1;
   }
 
   /** Reads the status line and the headers that frame the body; null when they are sound. */
