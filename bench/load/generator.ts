@@ -159,8 +159,10 @@ export async function runLoad(cfg: RunConfig): Promise<RunResult> {
       p99Ms: s.p99Ms[last] ?? null,
     });
   };
+
   const deadlineMs = cfg.durationMs + cfg.timeoutMs;
-  const housekeeping = setInterval(() => {
+  /** Every HOUSEKEEPING_MS: the deadline, the per-request timeouts, and the interval that ends. */
+  const housekeeping = (): void => {
     const now = clock();
     if (now > deadlineMs && !finished) {
       const notSent = schedule.truncate(0);
@@ -175,7 +177,7 @@ export async function runLoad(cfg: RunConfig): Promise<RunResult> {
       closeInterval(now);
       nextIntervalMs = now - (now % intervalMs) + intervalMs;
     }
-  }, HOUSEKEEPING_MS);
+  };
 
   function finish(): void {
     finished = true;
@@ -185,10 +187,11 @@ export async function runLoad(cfg: RunConfig): Promise<RunResult> {
   cfg.onStart?.();
   const cpuBefore = process.cpuUsage();
   t0 = performance.now();
+  const ticker = setInterval(housekeeping, HOUSEKEEPING_MS);
   pump();
   await done;
   const cpu = process.cpuUsage(cpuBefore);
-  clearInterval(housekeeping);
+  clearInterval(ticker);
   if (timer !== null) clearTimeout(timer);
   cfg.signal?.removeEventListener('abort', onAbort);
   const end = clock();

@@ -14,7 +14,7 @@ import type { Target } from './connection.ts';
 import { runLoad, TargetUnreachable } from './generator.ts';
 import { createLinks, parseCodes } from './links.ts';
 import { type LoadOptions, loadHelp, parseLoadArgs } from './options.ts';
-import { buildReport, ms, renderTable } from './report.ts';
+import { buildReport, ms, renderTable, servedOf } from './report.ts';
 import { renderHtml, uplotSources } from './report-html.ts';
 import { trafficGenerator, type Visit } from './traffic.ts';
 
@@ -154,7 +154,7 @@ export async function loadCommand(argv: readonly string[], io: LoadIo = { stdout
   progress.done();
   process.off('SIGINT', onSigint);
 
-  const served = [...run.statuses].filter(([s]) => s >= 200 && s < 400).reduce((n, [, c]) => n + c, 0);
+  const served = servedOf(run.statuses);
   let analytics: AnalyticsOutcome | null = null;
   let analyticsError: string | null = null;
   if (o.api !== null) {

@@ -2,7 +2,8 @@
 // data are inlined, nothing is fetched, so it opens from disk with no network. It shows the
 // table's rows and draws two charts: latency (p50, p99, max, from the schedule) and answers per
 // second over time, and the latency histogram. Text from the report is HTML-escaped and the data
-// is embedded as JSON that cannot close its script element. Pure: uPlot's sources are passed in.
+// is embedded as JSON that cannot close its script element. renderHtml is pure (uPlot's sources
+// are passed in); uplotSources() reads them from the uplot package.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Report, reportHeading, reportRows } from './report.ts';

@@ -56,9 +56,16 @@ const sortedRecord = <K extends string | number>(m: Map<K, number>, byCount: boo
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const pct = (share: number): string => `${(share * 100).toFixed(share < 0.01 ? 3 : 1)}%`;
 
+/** Answers that record a click: every 2xx and 3xx (a redirect, a cloaked or app page). */
+export function servedOf(statuses: ReadonlyMap<number, number>): number {
+  let n = 0;
+  for (const [status, count] of statuses) if (status >= 200 && status < 400) n += count;
+  return n;
+}
+
 export function buildReport(i: ReportInput): Report {
   const { run, options: o } = i;
-  const served = [...run.statuses].filter(([s]) => s >= 200 && s < 400).reduce((n, [, c]) => n + c, 0);
+  const served = servedOf(run.statuses);
   const failed = [...run.errors.values()].reduce((n, c) => n + c, 0);
   const achievedPerS = run.elapsedMs > 0 ? (run.answered * 1000) / run.elapsedMs : 0;
   const failedShare = run.scheduled > 0 ? failed / run.scheduled : 0;
