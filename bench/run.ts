@@ -48,7 +48,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   dashboard: { summary: 'first load of the dashboard Links page with 10,000 links in Chromium, cold and warm (about 1 min)', run: dashboardBench },
   load: {
     summary: 'load-test a deployment: --target URL at a fixed --rate, open loop, with a report (its options: npm run bench -- load --help)',
-    run: async () => {},
+    run: async () => {
+      process.stderr.write('load takes its own options, after it: npm run bench -- load --target URL … (npm run bench -- load --help)\n');
+      process.exit(2);
+    },
   },
   all: {
     summary: 'redirect, then analytics',
