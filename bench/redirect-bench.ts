@@ -27,6 +27,7 @@ import { loadPasswordCookieSecret, PasswordCookies } from '../shared/links/passw
 import { freePort } from '../shared/net/free-port.ts';
 import { progressLine } from '../shared/process/progress-line.ts';
 import { deleteRedisPrefix } from '../test/support/servers.ts';
+import { zipfSampler } from './load/traffic.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LINKS = 100_000;
@@ -318,29 +319,6 @@ const metricsPortOf = new Map<number, number>();
 
 async function handedOff(port: number): Promise<number> {
   return metricValue(metricsPortOf.get(port) ?? 0, 'redirector_events_handed_off_total');
-}
-
-/** Zipf(s=1) ranks over n items, by inverse CDF on a precomputed table. */
-function zipfSampler(n: number, seed: number): () => number {
-  const cdf = new Float64Array(n);
-  let sum = 0;
-  for (let k = 1; k <= n; k++) cdf[k - 1] = sum += 1 / k;
-  let state = seed >>> 0;
-  const rand = (): number => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-  return () => {
-    const u = rand() * sum;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((cdf[mid] ?? 0) < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
 }
 
 const code = (i: number): string => `b${String(i).padStart(7, '0')}`;

@@ -24,7 +24,7 @@ it('--help lists the benches and options and exits 0 at once; an unknown bench o
     expect(r.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(20_000); // no bench ran
     expect(r.stdout).toContain('usage: npm run bench -- [name] [options]');
-    for (const name of ['redirect', 'analytics', 'webhooks', 'all', '--quick', 'BENCH_EVENTS']) expect(r.stdout).toContain(name);
+    for (const name of ['redirect', 'analytics', 'webhooks', 'load', 'all', '--quick', 'BENCH_EVENTS']) expect(r.stdout).toContain(name);
   }
   for (const args of [['nope'], ['--frobnicate']]) {
     const r = await run(...args);

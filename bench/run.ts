@@ -1,12 +1,18 @@
 // Invariant: `npm run bench [name]` runs one named benchmark (default: redirect; `analytics`, and
 // `all` for both in sequence) and exits with its status. The table below is the only list of
 // benches and options: `--help` prints it (exit 0), and an unknown name or option prints it on
-// stderr (exit 2).
-import { aggregatesBench } from './aggregates-bench.ts';
-import { analyticsBench } from './analytics-bench.ts';
-import { dashboardBench } from './dashboard-bench.ts';
-import { RULE_ROWS, redirectBench } from './redirect-bench.ts';
-import { webhooksBench } from './webhooks-bench.ts';
+// stderr (exit 2). `load` is the load kit for a deployment: every argument after it is its own
+// (`npm run bench -- load --help`), and its exit code is the process's. Each bench's module is
+// imported only when it runs, so no bench pays for another's imports (the load kit measures its own
+// CPU).
+const redirectBench = async (rows?: 'rules'): Promise<void> => {
+  const m = await import('./redirect-bench.ts');
+  await m.redirectBench(rows === 'rules' ? { rows: m.RULE_ROWS } : undefined);
+};
+const analyticsBench = async (): Promise<void> => (await import('./analytics-bench.ts')).analyticsBench();
+const aggregatesBench = async (): Promise<void> => (await import('./aggregates-bench.ts')).aggregatesBench();
+const webhooksBench = async (): Promise<void> => (await import('./webhooks-bench.ts')).webhooksBench();
+const dashboardBench = async (): Promise<void> => (await import('./dashboard-bench.ts')).dashboardBench();
 
 interface Bench {
   summary: string;
@@ -21,7 +27,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   },
   rules: {
     summary: 'link rules: hot, then 10 rules (none holding, the last holding), a password link with its cookie, a maxClicks link with Redis (about 4 min)',
-    run: () => redirectBench({ rows: RULE_ROWS }),
+    run: () => redirectBench('rules'),
   },
   analytics: {
     summary: 'analytics store: ingest, browse, sync and export on chDB (add --quick for a short run), then the aggregates rows',
@@ -40,6 +46,13 @@ const BENCHES: Readonly<Record<string, Bench>> = {
     run: webhooksBench,
   },
   dashboard: { summary: 'first load of the dashboard Links page with 10,000 links in Chromium, cold and warm (about 1 min)', run: dashboardBench },
+  load: {
+    summary: 'load-test a deployment: --target URL at a fixed --rate, open loop, with a report (its options: npm run bench -- load --help)',
+    run: async () => {
+      process.stderr.write('load takes its own options, after it: npm run bench -- load --target URL … (npm run bench -- load --help)\n');
+      process.exit(2);
+    },
+  },
   all: {
     summary: 'redirect, then analytics',
     run: async () => {
@@ -87,6 +100,7 @@ function usage(): string {
 }
 
 const args = process.argv.slice(2);
+if (args[0] === 'load') process.exit(await (await import('./load/load-command.ts')).loadCommand(args.slice(1)));
 if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(`${usage()}\n`);
   process.exit(0);
