@@ -57,11 +57,9 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
   let client: ReturnType<typeof apiClient>;
   let clientB: ReturnType<typeof apiClient>;
 
-  const metricsOf = async (p: ChildService): Promise<string> => {
-    const port = /metrics on 127\.0\.0\.1:(\d+)\/metrics/.exec(p.output())?.[1];
-    if (!port) throw new Error(`no metrics port logged:\n${p.output()}`);
-    return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  };
+  /** Each process's METRICS_PORT, by pid. */
+  const metricsPorts = new Map<number, number>();
+  const metricsOf = async (p: ChildService): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPorts.get(p.pid)}/metrics`)).text();
   const sample = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}".]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   const linkLoads = async (h: Host, tier: string): Promise<number> =>
     sample(await metricsOf(h.proc), `redirector_cache_hits_total{kind="link",tier="${tier}"}`);
@@ -72,7 +70,7 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
     db = await createTestDatabase(pgUrl!);
     const dbName = new URL(db.url).pathname.slice(1);
     [pool, cluster, ch, receiver] = await Promise.all([
-      startPgBouncer(join(dir, 'pgbouncer'), { poolSize: 4 }),
+      startPgBouncer({ poolSize: 4 }),
       startRedisCluster(join(dir, 'redis-cluster')),
       startFakeClickHouse(join(dir, 'clickhouse')),
       startWebhookReceiver(),
@@ -93,27 +91,36 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
       ANALYTICS_SYNC_SETTLE_MS: '50',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       LOG_LEVEL: 'warn',
-      METRICS_PORT: '0',
       METRICS_HOST: '127.0.0.1',
     };
-    const env = async (i: number, extra: Record<string, string>): Promise<NodeJS.ProcessEnv> => ({ ...common, DATA_DIR: join(dir, `data-${i}`), ...extra });
+    const env = async (i: number, extra: Record<string, string>): Promise<NodeJS.ProcessEnv> => ({
+      ...common,
+      DATA_DIR: join(dir, `data-${i}`),
+      METRICS_PORT: String(await freePort()),
+      ...extra,
+    });
+    const started = async (entry: string, e: NodeJS.ProcessEnv, url: string): Promise<ChildService> => {
+      const p = await startProcess(entry, e, url);
+      metricsPorts.set(p.pid, Number(e.METRICS_PORT));
+      return p;
+    };
     // API A migrates through the pooler itself (no direct URL); API B and ingest 2 use the direct URL.
     const apiPorts = [await freePort(), await freePort()];
     apis.push({
       url: `http://127.0.0.1:${apiPorts[0]}`,
-      proc: await startProcess('api/main.ts', await env(0, { API_PORT: String(apiPorts[0]), API_HOST: '127.0.0.1' }), `http://127.0.0.1:${apiPorts[0]}`),
+      proc: await started('api/main.ts', await env(0, { API_PORT: String(apiPorts[0]), API_HOST: '127.0.0.1' }), `http://127.0.0.1:${apiPorts[0]}`),
     });
     const starts: Promise<unknown>[] = [];
     starts.push(
       env(1, { API_PORT: String(apiPorts[1]), API_HOST: '127.0.0.1', DATABASE_DIRECT_URL: db.url }).then(async (e) =>
-        apis.push({ url: `http://127.0.0.1:${apiPorts[1]}`, proc: await startProcess('api/main.ts', e, `http://127.0.0.1:${apiPorts[1]}`) }),
+        apis.push({ url: `http://127.0.0.1:${apiPorts[1]}`, proc: await started('api/main.ts', e, `http://127.0.0.1:${apiPorts[1]}`) }),
       ),
     );
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
       starts.push(
         env(10 + i, { REDIRECT_PORT: String(port), REDIRECT_HOST: '127.0.0.1', REDIRECT_WORKERS: '1' }).then(async (e) =>
-          hosts.push({ name: `host ${i + 1}`, port, proc: await startProcess('redirector/main.ts', e, `http://127.0.0.1:${port}`) }),
+          hosts.push({ name: `host ${i + 1}`, port, proc: await started('redirector/main.ts', e, `http://127.0.0.1:${port}`) }),
         ),
       );
     }
@@ -124,7 +131,7 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
         INGEST_HEALTH_HOST: '127.0.0.1',
         ...(i === 1 ? { DATABASE_DIRECT_URL: db.url } : {}),
       };
-      starts.push(env(20 + i, extra).then(async (e) => ingests.push(await startProcess('ingest/main.ts', e, `http://127.0.0.1:${port}`))));
+      starts.push(env(20 + i, extra).then(async (e) => ingests.push(await started('ingest/main.ts', e, `http://127.0.0.1:${port}`))));
     }
     await Promise.all(starts);
     hosts.sort((a, b) => a.name.localeCompare(b.name));
@@ -138,7 +145,7 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
   afterAll(async () => {
     if (sampling) clearInterval(sampling);
     await Promise.all([...hosts.map((h) => h.proc.stop()), ...apis.map((a) => a.proc.stop()), ...ingests.map((p) => p.stop())]);
-    const redis = await connectTestRedis({ name: 'cluster', target: { clusterNodes: cluster.nodes }, env: {} }).catch(() => null);
+    const redis = cluster ? await connectTestRedis({ name: 'cluster', target: { clusterNodes: cluster.nodes }, env: {} }).catch(() => null) : null;
     if (redis) {
       await deletePrefixOn(redis, prefix);
       redis.disconnect();

@@ -1,10 +1,13 @@
 // Invariant: TEST-ONLY. A real PgBouncer (Debian's pgbouncer) in transaction mode in front of the
 // machine's Postgres, on a free loopback port, trusting the `postgres` user, with
 // default_pool_size server connections per database at most. It runs as the `postgres` user
-// (PgBouncer refuses root), so its folder is opened to it. serverConnections() reads SHOW POOLS
-// through its admin console (psql: the console speaks only the simple protocol).
+// (PgBouncer refuses root), so its files live in a folder of its own under the system's temp
+// folder (the checkout may be in a folder only root can enter), removed by stop().
+// serverConnections() reads SHOW POOLS through its admin console (psql: the console speaks only
+// the simple protocol).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../shared/net/free-port.ts';
@@ -30,8 +33,8 @@ export async function canStartPgBouncer(): Promise<boolean> {
   }
 }
 
-export async function startPgBouncer(dir: string, o: { upstreamPort?: number; poolSize: number }): Promise<PgBouncer> {
-  mkdirSync(dir, { recursive: true });
+export async function startPgBouncer(o: { upstreamPort?: number; poolSize: number }): Promise<PgBouncer> {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-pgbouncer-'));
   chmodSync(dir, 0o777);
   const port = await freePort();
   const ini = join(dir, 'pgbouncer.ini');
@@ -64,7 +67,7 @@ logfile = ${join(dir, 'pgbouncer.log')}
       await console('show version');
       break;
     } catch (err) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pgbouncer did not start (log: ${join(dir, 'pgbouncer.log')})`, { cause: err });
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pgbouncer did not start (exit ${child.exitCode}, log: ${join(dir, 'pgbouncer.log')})`, { cause: err });
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -84,10 +87,12 @@ logfile = ${join(dir, 'pgbouncer.log')}
       return n;
     },
     stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
