@@ -60,17 +60,19 @@ ORDER BY (org_id, event_type, dimension, value, slot)
 SETTINGS allow_nullable_key = 1, replicated_deduplication_window = 100000;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS analytics_rollup_15m_mv ON CLUSTER events TO analytics_rollup_15m_local AS
-SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value,
-  toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events
-FROM analytics_events_local
+SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, slot, sum(n) AS events
+FROM (
+  SELECT org_id, event_type, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, short_code, country_code, device_type, browser_name, os_name, referrer_domain, click_source, utm_source, utm_medium, utm_campaign, count() AS n
+  FROM analytics_events_local
+  WHERE ingested_at >= fromUnixTimestamp64Micro(0, 'UTC')
+    AND (org_id, created_at, event_id) NOT IN (
+    SELECT org_id, created_at, event_id FROM merge(currentDatabase(), '^analytics_events_local$')
+    WHERE org_id IN (SELECT org_id FROM analytics_events_local)
+      AND created_at >= (SELECT min(created_at) FROM analytics_events_local)
+      AND created_at <= (SELECT max(created_at) FROM analytics_events_local)
+      AND ingested_at < (SELECT min(ingested_at) FROM analytics_events_local))
+  GROUP BY org_id, event_type, slot, short_code, country_code, device_type, browser_name, os_name, referrer_domain, click_source, utm_source, utm_medium, utm_campaign)
 ARRAY JOIN [tuple('time', CAST(NULL AS Nullable(String))), tuple('shortCode', CAST(short_code AS Nullable(String))), tuple('countryCode', CAST(country_code AS Nullable(String))), tuple('deviceType', CAST(device_type AS Nullable(String))), tuple('browserName', CAST(browser_name AS Nullable(String))), tuple('osName', CAST(os_name AS Nullable(String))), tuple('referrerDomain', CAST(referrer_domain AS Nullable(String))), tuple('clickSource', CAST(click_source AS Nullable(String))), tuple('utmSource', CAST(utm_source AS Nullable(String))), tuple('utmMedium', CAST(utm_medium AS Nullable(String))), tuple('utmCampaign', CAST(utm_campaign AS Nullable(String)))] AS d
-WHERE ingested_at >= fromUnixTimestamp64Micro(0, 'UTC')
-  AND (org_id, created_at, event_id) NOT IN (
-  SELECT org_id, created_at, event_id FROM merge(currentDatabase(), '^analytics_events_local$')
-  WHERE org_id IN (SELECT org_id FROM analytics_events_local)
-    AND created_at >= (SELECT min(created_at) FROM analytics_events_local)
-    AND created_at <= (SELECT max(created_at) FROM analytics_events_local)
-    AND ingested_at < (SELECT min(ingested_at) FROM analytics_events_local))
 GROUP BY org_id, event_type, dimension, value, slot;
 
 CREATE TABLE IF NOT EXISTS analytics_rollup_15m ON CLUSTER events AS analytics_rollup_15m_local

@@ -58,6 +58,8 @@ import {
   ROLLUP_SLOT_SECONDS,
   ROLLUP_T0_LEAD_MS,
   ROLLUP_VIEW,
+  ROLLUP_VIEW_QUERY_MARK,
+  rollupViewQuery,
   rollupViewT0,
   TIME_DIMENSION,
 } from '../clickhouse/rollup-table.ts';
@@ -152,6 +154,9 @@ export class AnalyticsStore {
     );
     const t0 = rollupViewT0(view?.q ?? '');
     if (t0 === null) throw new Error(`${ROLLUP_VIEW} has no t0 in its definition`);
+    // A view made by an older version counts the same, more slowly: its query is replaced in
+    // place, keeping its t0, so no insert is counted twice or missed.
+    if (!view?.q.includes(ROLLUP_VIEW_QUERY_MARK)) await this.transport.exec(`ALTER TABLE ${ROLLUP_VIEW} MODIFY QUERY ${rollupViewQuery(t0)}`);
     if (this.#backfillStarted) return;
     this.#backfillStarted = true;
     this.rollupBackfill = this.#backfillRollup(t0).catch((err: unknown) => {

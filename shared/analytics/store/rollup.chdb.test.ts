@@ -11,7 +11,8 @@ import { eventRecord, newOrgId, sleep } from '../events/analytics-fixtures.ts';
 import type { EventRecord } from '../events/analytics-event.ts';
 import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import { CREATE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
-import { ROLLUP_TABLE } from '../clickhouse/rollup-table.ts';
+import { ROLLUP_TABLE, ROLLUP_VIEW, ROLLUP_VIEW_QUERY_MARK } from '../clickhouse/rollup-table.ts';
+import { EVENT_FIELDS } from '../events/event-schema.ts';
 import { AGGREGATE_DIMENSIONS, parseAggregatesQuery } from '../reads/analytics-params.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { AnalyticsStore } from './analytics-store.ts';
@@ -113,5 +114,38 @@ describe('rollup on an existing installation (chDB)', () => {
     const [after] = await transport.queryRows<{ n: string }>(`SELECT toString(sum(events)) AS n FROM ${ROLLUP_TABLE}`, {});
     expect(after?.n).toBe(before?.n);
     await sleep(1);
+  }, 60_000);
+
+  it('a view an older version made (its events spread over the dimensions first) gets its query replaced in place: same t0, the same counts', async () => {
+    const orgId = newOrgId();
+    const viewQuery = async (): Promise<string> =>
+      (await transport.queryRows<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {n:String}`, { n: ROLLUP_VIEW }))[0]?.q ?? '';
+    const t0 = /fromUnixTimestamp64Micro\((\d+)/.exec(await viewQuery())?.[1];
+    expect(t0).toBeDefined();
+    // The older definition, as it stood before the grouped form (no look-up: a fresh organisation).
+    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...AGGREGATE_DIMENSIONS.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
+    await transport.exec(`DROP VIEW ${ROLLUP_VIEW}`);
+    await transport.exec(`CREATE MATERIALIZED VIEW ${ROLLUP_VIEW} TO ${ROLLUP_TABLE} AS
+SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events
+FROM analytics_events ARRAY JOIN [${dims.map(([d, v]) => `tuple('${d}', ${v})`).join(', ')}] AS d
+WHERE ingested_at >= fromUnixTimestamp64Micro(${t0}, 'UTC')
+GROUP BY org_id, event_type, dimension, value, slot`);
+    const before = spread(orgId, 300, Date.UTC(2026, 5, 1), 86_400_000);
+    await raw.insert(before, randomUUID()); // counted by the older view
+    const store = new AnalyticsStore(transport, { syncSettleMillis: 50 });
+    await store.ensureSchema();
+    await store.rollupBackfill;
+    const now = await viewQuery();
+    expect(now).toContain(ROLLUP_VIEW_QUERY_MARK);
+    expect(/fromUnixTimestamp64Micro\((\d+)/.exec(now)?.[1]).toBe(t0);
+    const after = spread(orgId, 300, Date.UTC(2026, 5, 1), 86_400_000);
+    await store.insert(after, randomUUID()); // counted by the replaced one
+    for (const q of [{ groupBy: 'time', interval: 'hour' }, ...AGGREGATE_DIMENSIONS.map((d) => ({ groupBy: d, limit: '100' }))]) {
+      const r = req({ from: '2026-06-01', to: '2026-06-02', ...q });
+      expect(await store.aggregate(orgId, 'UTC', r)).toEqual(await raw.aggregate(orgId, 'UTC', r));
+      expect(store.lastAggregateSource).toBe('rollup');
+    }
+    const clicks = [...before, ...after].filter((e) => e.eventType === 'CLICK').length;
+    expect((await store.aggregate(orgId, 'UTC', req({ from: '2026-06-01', to: '2026-06-02', groupBy: 'time' }))).total).toBe(clicks);
   }, 60_000);
 });
