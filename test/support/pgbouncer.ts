@@ -67,7 +67,8 @@ logfile = ${join(dir, 'pgbouncer.log')}
       await console('show version');
       break;
     } catch (err) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pgbouncer did not start (exit ${child.exitCode}, log: ${join(dir, 'pgbouncer.log')})`, { cause: err });
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`pgbouncer did not start (exit ${child.exitCode}, log: ${join(dir, 'pgbouncer.log')})`, { cause: err });
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -119,7 +119,11 @@ describe('rollup on an existing installation (chDB)', () => {
   it('a view an older version made (its events spread over the dimensions first) gets its query replaced in place: same t0, the same counts', async () => {
     const orgId = newOrgId();
     const viewQuery = async (): Promise<string> =>
-      (await transport.queryRows<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {n:String}`, { n: ROLLUP_VIEW }))[0]?.q ?? '';
+      (
+        await transport.queryRows<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {n:String}`, {
+          n: ROLLUP_VIEW,
+        })
+      )[0]?.q ?? '';
     const t0 = /fromUnixTimestamp64Micro\((\d+)/.exec(await viewQuery())?.[1];
     expect(t0).toBeDefined();
     // The older definition, as it stood before the grouped form (no look-up: a fresh organisation).
