@@ -137,7 +137,9 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
         ),
       );
     }
-    await Promise.all(starts);
+    // Every start settles before a failure is thrown, so afterAll stops whatever did start.
+    const failed = (await Promise.allSettled(starts)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     hosts.sort((a, b) => a.name.localeCompare(b.name));
     const org = await adminJson({ ...common, DATA_DIR: join(dir, 'admin') }, 'org', 'create', '--name', 'Fleet', '--plan', 'BUSINESS');
     orgId = org.id as string;
