@@ -258,7 +258,7 @@ export async function runLoad(
   pathsFile: string,
   seconds: number,
   script: Script = 'paths',
-  offered: { delayMs?: number | undefined; rate?: number; connections?: number } = {},
+  offered: { delayMs?: number | undefined; rate?: number; connections?: number; headers?: readonly string[] } = {},
 ): Promise<LoadResult> {
   const connections = offered.connections ?? CONNECTIONS;
   if (tool === 'wrk') {
@@ -270,6 +270,7 @@ export async function runLoad(
         `-d${seconds}s`,
         '-H',
         `Host: ${HOST}`,
+        ...(offered.headers ?? []).flatMap((h) => ['-H', h]),
         '-s',
         join(ROOT, 'bench', SCRIPT_FILES[script]),
         `http://127.0.0.1:${port}`,
@@ -328,10 +329,24 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
 
+/**
+ * What a desktop browser sends with a navigation: the link-rule rows and the hot row they are
+ * read against carry it, so a rule's look at the User-Agent and Accept-Language costs what it
+ * costs for a person's click (without them, a device or language rule reads an empty header).
+ */
+export const BROWSER_HEADERS: readonly string[] = [
+  'User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Accept: text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+  'Accept-Language: en-GB,en;q=0.9,de;q=0.8',
+  'Accept-Encoding: gzip, deflate, br, zstd',
+  'Sec-Fetch-Dest: document',
+  'Sec-Fetch-Mode: navigate',
+];
+
 /** The link-rule rows and the hot row they are compared with (`npm run bench -- rules`). */
 export const RULE_ROWS = ['hot', 'rules-none', 'rules-last', 'password', 'maxclicks'] as const;
 
-/** Ten rules none of which holds for the bench's requests (no User-Agent, no query, no Accept-Language), or the last only. */
+/** Ten rules none of which holds for the bench's requests (a desktop Chrome in English, no query), or the last only. */
 function benchRules(lastMatches: boolean): unknown[] {
   const rules: unknown[] = [];
   for (let k = 0; k < 9; k++) {
@@ -607,6 +622,8 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
       tools: Tool[];
       /** A fixed offered load: each wrk connection waits this long before each request (bare and target alike). */
       delayMs?: number;
+      /** Extra request headers, bare and target alike (wrk only): a browser's, for the link-rule rows and their hot row. */
+      headers?: readonly string[];
       /** Run after the row's rounds (stops the target after its last row; a storing one is counted). */
       after?: () => Promise<void>;
     }
@@ -638,7 +655,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
             },
           ]
         : []),
-      { name: 'hot', sink: 'discard', target: hot, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools },
+      { name: 'hot', sink: 'discard', target: hot, paths: hotPaths, script: 'paths', expect: 302, prime: hotPaths, tools, headers: BROWSER_HEADERS },
       ...(redis
         ? [
             {
@@ -658,8 +675,28 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
       { name: 'mixed-zipf', sink: 'discard', target: hot, paths: zipfPaths, script: 'paths', expect: 302, prime: zipfDistinct, tools },
       { name: 'unknown', sink: 'discard', target: hot, paths: unknownPaths, script: 'paths', expect: 404, prime: unknownPaths, tools },
       // The link-rule rows, against the same hot redirector (compare their CPU per click with hot's).
-      { name: 'rules-none', sink: 'discard', target: hot, paths: rulesNonePaths, script: 'paths', expect: 302, prime: rulesNonePaths, tools: wrkOnly },
-      { name: 'rules-last', sink: 'discard', target: hot, paths: rulesLastPaths, script: 'paths', expect: 302, prime: rulesLastPaths, tools: wrkOnly },
+      {
+        name: 'rules-none',
+        sink: 'discard',
+        target: hot,
+        paths: rulesNonePaths,
+        script: 'paths',
+        expect: 302,
+        prime: rulesNonePaths,
+        tools: wrkOnly,
+        headers: BROWSER_HEADERS,
+      },
+      {
+        name: 'rules-last',
+        sink: 'discard',
+        target: hot,
+        paths: rulesLastPaths,
+        script: 'paths',
+        expect: 302,
+        prime: rulesLastPaths,
+        tools: wrkOnly,
+        headers: BROWSER_HEADERS,
+      },
       {
         name: 'password',
         sink: 'discard',
@@ -669,6 +706,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
         expect: 302,
         prime: passwordPrime,
         tools: wrkOnly,
+        headers: BROWSER_HEADERS,
         after: stop(hot),
       },
       ...(redis
@@ -682,6 +720,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
               expect: 302,
               prime: maxClicksPaths,
               tools: wrkOnly,
+              headers: BROWSER_HEADERS,
               after: stop(hotRedis),
             },
           ]
@@ -694,10 +733,19 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
     const results: RoundResult[] = [];
     const totalRounds = scenarios.reduce((n, s) => n + s.tools.reduce((m, t) => m + 2 + 2 * (t === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS), 0), 0);
     let roundsRun = 0;
-    const loadRound = (tool: Tool, port: number, paths: string, seconds: number, label: string, script: Script, delayMs?: number): Promise<LoadResult> => {
+    const loadRound = (
+      tool: Tool,
+      port: number,
+      paths: string,
+      seconds: number,
+      label: string,
+      script: Script,
+      delayMs?: number,
+      headers?: readonly string[],
+    ): Promise<LoadResult> => {
       roundsRun++;
       progress.update(`[bench] round ${roundsRun}/${totalRounds}: ${label} (${((Date.now() - started) / 1000).toFixed(0)} s elapsed)`);
-      return runLoad(tool, port, paths, seconds, script, { delayMs });
+      return runLoad(tool, port, paths, seconds, script, { delayMs, headers });
     };
     const seen = new Set<() => Promise<Running>>();
     for (const s of scenarios) {
@@ -720,8 +768,8 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
       }
       for (const tool of s.tools) {
         // JIT warm-up of both targets, not recorded.
-        await loadRound(tool, bare.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up bare`, s.script, s.delayMs);
-        await loadRound(tool, t.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up redirector`, s.script, s.delayMs);
+        await loadRound(tool, bare.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up bare`, s.script, s.delayMs, s.headers);
+        await loadRound(tool, t.port, s.paths, WARMUP_SECONDS, `${s.name} ${tool} warm-up redirector`, s.script, s.delayMs, s.headers);
         const pairs = tool === 'wrk' ? WRK_PAIRS : AUTOCANNON_PAIRS;
         for (let round = 1; round <= pairs; round++) {
           for (const target of ['bare', 'redirector'] as const) {
@@ -729,7 +777,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
             const pid = target === 'bare' ? (bare.proc.pid ?? 0) : t.pid;
             const before = target === 'redirector' ? await handedOff(port) : 0;
             const cpuBefore = cpuMicros(pid);
-            const r = await loadRound(tool, port, s.paths, ROUND_SECONDS, `${s.name} ${tool} ${target} #${round}`, s.script, s.delayMs);
+            const r = await loadRound(tool, port, s.paths, ROUND_SECONDS, `${s.name} ${tool} ${target} #${round}`, s.script, s.delayMs, s.headers);
             const cpuUsPerReq = r.requests > 0 ? (cpuMicros(pid) - cpuBefore) / r.requests : 0;
             const hits = target === 'redirector' ? (await handedOff(port)) - before : undefined;
             const expected = target === 'bare' ? 302 : s.expect;

@@ -8,7 +8,12 @@ delay = common.delay()
 init = function(args)
   for line in io.lines(args[1]) do
     local path, cookie = line:match("^([^\t]+)\t(.*)$")
-    if path then requests[#requests + 1] = wrk.format("GET", path, { Cookie = cookie }) end
+    if path then
+      -- wrk.format takes these headers instead of the command line's (-H): keep those too.
+      local headers = { Cookie = cookie }
+      for k, v in pairs(wrk.headers) do headers[k] = v end
+      requests[#requests + 1] = wrk.format("GET", path, headers)
+    end
   end
 end
 
