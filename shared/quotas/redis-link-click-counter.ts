@@ -1,54 +1,63 @@
 // Invariant: the per-link click counters every redirector worker of every host shares: one Redis
 // key per link (no expiry: a link's clicks are for its lifetime), changed only by one Lua script
-// that grants at most what is left below the link's limit and, in the same step, writes a fresh
-// token into the link's exhausted marker when the take leaves it at its limit. Counter and marker
-// carry the link's id as hash tag (`…link-clicks:{id}`, `…:{id}:exhausted`), so the step stays one
-// slot on a Redis Cluster (one call per slot there; one call for every link of a turn on a single
-// server); after the step the token is copied into one index hash (link id →
+// that grants at most what is left below the link's limit and, in the same step, writes a token
+// into the link's exhausted marker when the take leaves it at its limit. Counter and marker carry
+// the link's id as hash tag (`…link-clicks:{id}`, `…link-clicks:{id}:exhausted`), so the step
+// stays one slot on a Redis Cluster (one call per slot there; one call for every link of a turn
+// on a single server, its limits and wants packed in one argument: what a call costs the client
+// grows with its arguments); after the step the token is copied into one index hash (link id →
 // token) that the link.expired sweep scans. A process dying between the two leaves the marker
 // without its index entry until the next take of that link writes both again; the marker, never
 // the index, is what a clear compares. On a single server a counter kept under its name from
-// before the hash tags (`…link-clicks:id`) is carried over by its link's first take, so an upgrade
-// loses no count. An unreachable Redis is an error that reads as an unreachable dependency (503
-// SML006), never a click past the limit.
+// before the hash tags (`…link-clicks:id`) is carried over, once per link and process, before its
+// first take, so an upgrade loses no count. An unreachable Redis is an error that reads as an
+// unreachable dependency (503 SML006), never a click past the limit.
 import { randomUUID } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import { hashTag, isCluster, mgetAcrossSlots, type RedisClient } from '../redis/redis-client.ts';
 import { RedisScript } from '../redis/redis-script.ts';
 import type { ClickRequest, ExhaustedLink, LinkClickStore } from './link-click-counter.ts';
 
-// For each link asked, in order: KEYS holds `stride` keys a link (its counter, its exhausted
-// marker, and on a single server the counter's name before hash tags), ARGV[1] the stride, then
-// max, n and a fresh token a link. Returns grant and token ('' unless the take left the link at its
-// limit) a link. One call serves every link of one hash slot: all of a turn's on a single server.
+// KEYS: each link's counter, in order (its marker is the counter's name + ':exhausted', same
+// slot); ARGV[1]: "max,n;max,n;…" a link; ARGV[2]: the call's token (a link's marker gets
+// "<token>:<i>"). Returns each link's grant, then -i for each link i (1-based) left at its limit.
 const TAKE = new RedisScript(`
-local stride = tonumber(ARGV[1])
 local out = {}
-for i = 0, (#KEYS / stride) - 1 do
-  local counter, marker = KEYS[i * stride + 1], KEYS[i * stride + 2]
-  if stride == 3 and redis.call('EXISTS', counter) == 0 then
-    local before = redis.call('GET', KEYS[i * stride + 3])
-    if before then
-      redis.call('SET', counter, before)
-      redis.call('DEL', KEYS[i * stride + 3])
-    end
-  end
+local exhausted = {}
+local i = 0
+for max, want in string.gmatch(ARGV[1], '(%d+),(%d+)') do
+  i = i + 1
+  local counter = KEYS[i]
   local cur = tonumber(redis.call('GET', counter) or '0')
-  local max = tonumber(ARGV[i * 3 + 2])
-  local grant = max - cur
-  local want = tonumber(ARGV[i * 3 + 3])
-  if grant > want then grant = want end
+  local grant = tonumber(max) - cur
+  if grant > tonumber(want) then grant = tonumber(want) end
   if grant < 0 then grant = 0 end
   if grant > 0 then redis.call('INCRBY', counter, grant) end
-  local token = ''
-  if cur + grant >= max then
-    token = ARGV[i * 3 + 4]
-    redis.call('SET', marker, token)
+  out[i] = grant
+  if cur + grant >= tonumber(max) then
+    redis.call('SET', counter .. ':exhausted', ARGV[2] .. ':' .. i)
+    exhausted[#exhausted + 1] = -i
   end
-  out[i * 2 + 1] = grant
-  out[i * 2 + 2] = token
 end
+for _, x in ipairs(exhausted) do out[#out + 1] = x end
 return out`);
+
+// KEYS[2i-1] a counter, KEYS[2i] its name before hash tags: the old one is moved to the new name
+// unless the new one exists (single server only).
+const CARRY_OVER = new RedisScript(`
+for i = 1, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 0 then
+    local before = redis.call('GET', KEYS[i + 1])
+    if before then
+      redis.call('SET', KEYS[i], before)
+      redis.call('DEL', KEYS[i + 1])
+    end
+  end
+end
+return 0`);
+
+/** Links this process has carried over (or found nothing to carry): bounded, cleared when full. */
+const MAX_CARRIED = 100_000;
 
 // Deletes KEYS[1] (a marker) if it still holds ARGV[1]; 1 if deleted.
 const DELETE_IF = new RedisScript(`
@@ -63,6 +72,7 @@ return 0`);
 export class RedisLinkClickCounter implements LinkClickStore {
   readonly #redis: RedisClient;
   readonly #prefix: string;
+  readonly #carried = new Set<string>();
 
   constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
@@ -102,23 +112,42 @@ export class RedisLinkClickCounter implements LinkClickStore {
   }
 
   async #takeGroup(group: readonly ClickRequest[]): Promise<Map<ClickRequest, number>> {
-    const single = !isCluster(this.#redis);
-    const keys = group.flatMap((r) => (single ? [this.key(r.linkId), this.markerKey(r.linkId), this.legacyKey(r.linkId)] : [this.key(r.linkId), this.markerKey(r.linkId)]));
-    const args = [single ? 3 : 2, ...group.flatMap((r) => [r.max, r.n, randomUUID()])];
-    const reply = (await TAKE.run(this.#redis, keys, args)) as (number | string)[];
+    const token = randomUUID();
+    const reply = (await TAKE.run(
+      this.#redis,
+      group.map((r) => this.key(r.linkId)),
+      [group.map((r) => `${Math.max(0, Math.floor(r.max))},${Math.max(0, Math.floor(r.n))}`).join(';'), token],
+    )) as number[];
     const grants = new Map<ClickRequest, number>();
-    const exhausted: string[] = [];
     group.forEach((r, i) => {
-      grants.set(r, Number(reply[i * 2]));
-      const token = String(reply[i * 2 + 1] ?? '');
-      if (token !== '') exhausted.push(r.linkId, token);
+      grants.set(r, Number(reply[i]));
     });
+    const exhausted: string[] = [];
+    for (let j = group.length; j < reply.length; j++) {
+      const i = -Number(reply[j]);
+      exhausted.push((group[i - 1] as ClickRequest).linkId, `${token}:${i}`);
+    }
     if (exhausted.length > 0) await this.#redis.hset(this.indexKey(), ...exhausted);
     return grants;
   }
 
+  /** On a single server, moves counters of links not seen yet from their pre-tag names (once per link and process). */
+  async #carryOver(requests: readonly ClickRequest[]): Promise<void> {
+    if (isCluster(this.#redis)) return;
+    const fresh = [...new Set(requests.map((r) => r.linkId).filter((id) => !this.#carried.has(id)))];
+    if (fresh.length === 0) return;
+    await CARRY_OVER.run(
+      this.#redis,
+      fresh.flatMap((id) => [this.key(id), this.legacyKey(id)]),
+      [],
+    );
+    if (this.#carried.size + fresh.length > MAX_CARRIED) this.#carried.clear();
+    for (const id of fresh) this.#carried.add(id);
+  }
+
   async take(requests: readonly ClickRequest[]): Promise<number[]> {
     try {
+      await this.#carryOver(requests);
       const grants = new Map<ClickRequest, number>();
       for (const g of await Promise.all(this.#groups(requests).map((group) => this.#takeGroup(group)))) for (const [r, n] of g) grants.set(r, n);
       return requests.map((r) => grants.get(r) ?? 0);

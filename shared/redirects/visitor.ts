@@ -1,7 +1,8 @@
 // Invariant: what link rules ask about a visitor is computed from the request facts only when a
 // rule asks, at most once per request: the device profile (the User-Agent's cached parse), the
 // primary tag of the most preferred Accept-Language entry (garbage reads as none, never an
-// error), the query's parameters (parsed once). The country is given (looked up by the caller
+// error; parsed once per distinct header in a bounded memo), the query's parameters (parsed once;
+// an empty query has none). The country is given (looked up by the caller
 // only for links with a country rule).
 import type { DeviceClass, Visitor } from '../links/link-rules.ts';
 import { type DeviceProfile, detectDevice } from './platform-detection.ts';
@@ -12,9 +13,22 @@ export const MAX_QUERY_LENGTH = 4_096;
 const LANGUAGE_TAG = /^([A-Za-z]{1,8})(?:-[A-Za-z0-9]{1,8})*$/;
 const QUALITY = /^[qQ]=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
+/** Parsed Accept-Language values: browsers send a handful of distinct ones. Bounded: cleared when full. */
+const languages = new Map<string, string | null>();
+const MAX_LANGUAGES = 4_096;
+
 /** The primary tag (lower-case) of the entry with the highest quality (the first of equals); null when none is well-formed. */
 export function preferredLanguage(header: string): string | null {
   if (header === '') return null;
+  const known = languages.get(header);
+  if (known !== undefined) return known;
+  const parsed = parsePreferredLanguage(header);
+  if (languages.size >= MAX_LANGUAGES) languages.clear();
+  languages.set(header, parsed);
+  return parsed;
+}
+
+function parsePreferredLanguage(header: string): string | null {
   const text = header.length > MAX_ACCEPT_LANGUAGE_LENGTH ? header.slice(0, MAX_ACCEPT_LANGUAGE_LENGTH) : header;
   let best: string | null = null;
   let bestQ = 0;
@@ -75,6 +89,7 @@ export class RequestVisitor implements Visitor {
   }
 
   hasQueryParam(name: string, value: string | null): boolean {
+    if (this.facts.query === '') return false;
     if (this.#params === null) {
       this.#params = new Map();
       const query = this.facts.query.length > MAX_QUERY_LENGTH ? this.facts.query.slice(0, MAX_QUERY_LENGTH) : this.facts.query;
