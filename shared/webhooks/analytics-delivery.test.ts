@@ -76,8 +76,11 @@ describe('analytics.events from the store', () => {
     expect(eventIdsOf(r)).toEqual(await inSyncOrder(actor.org.id, stored)); // none of `before`
     expect(eventIdsOf(r).some((id) => before.includes(id))).toBe(false);
     expect(r.received.map((x) => (x.data as Events).events.length)).toEqual([1000, 1000, 500]);
-    const gaps = r.received.slice(1).map((x, i) => x.at - (r.received[i] as { at: number }).at);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
+    // A second apart, start to start: each message's timestamp (when it was composed) …
+    const stamps = r.received.map((x) => Date.parse((JSON.parse(x.body) as { timestamp: string }).timestamp));
+    expect(Math.min(...stamps.slice(1).map((t, i) => t - (stamps[i] as number)))).toBeGreaterThanOrEqual(1000);
+    // … and its receipt, the next one sent only once the one before has its answer.
+    for (let i = 1; i < r.received.length; i++) expect(r.received[i]?.at).toBeGreaterThan(r.received[i - 1]?.answeredAt as number);
     expect(r.unverified).toEqual([]);
     const rows = await db.sql<{ body: string; event_count: number }[]>`
       select body, event_count from webhook_messages where endpoint_id = ${endpoint.id} order by created_at`;

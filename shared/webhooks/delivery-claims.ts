@@ -3,7 +3,8 @@
 // the outcome, and a lease outlives the attempt's deadline, so another worker takes a message only
 // once its first worker is gone (killed: sent again, same webhook-id). An endpoint has at most
 // PER_ENDPOINT_IN_FLIGHT messages leased at once, all workers together. analytics.events messages
-// are claimed per endpoint, one in flight and at most one a second (next_analytics_at), by the
+// are claimed per endpoint, one in flight and at most one a second, start to start
+// (next_analytics_at, moved a second on when a message is composed or a pending one taken), by the
 // worker holding the endpoint's analytics lease: its oldest pending one when there is one (a retry
 // or a replay, whose events are read back from its range), else a new one composed from the store
 // after the endpoint's position, which moves to the new message's end in the transaction that
@@ -13,6 +14,8 @@ import { positionAt, type FeedPage, type FeedPosition } from '../analytics/reads
 
 /** An endpoint's messages leased at once (its analytics.events one included), all workers together. */
 export const PER_ENDPOINT_IN_FLIGHT = 4;
+/** An endpoint's analytics.events messages start at least this far apart. */
+export const ANALYTICS_INTERVAL_MS = 1_000;
 /** Events in one analytics.events message at most. */
 export const MAX_EVENTS_PER_MESSAGE = 1000;
 /** Due messages looked at per claimed slot when choosing under the per-endpoint bound. */
@@ -194,7 +197,7 @@ export class DeliveryClaims {
           where m.id = ${pending.id} and ${sql.unsafe(leaseFree('m'))} returning m.*
         )
         select ${sql.unsafe(CLAIMED_COLUMNS)} from leased m join webhook_endpoints e on e.id = m.endpoint_id`;
-      await this.#release(e.id, IDLE_MIN_MS, false);
+      await this.#release(e.id, ANALYTICS_INTERVAL_MS, false);
       return row ? toClaimed(row, await this.#bodyOfRange(row)) : null;
     }
     const after: FeedPosition = { ingestedAtMicros: BigInt(e.after_micros), eventId: e.after_event };
@@ -207,7 +210,8 @@ export class DeliveryClaims {
     const row = await sql.begin(async (tx) => {
       const [moved] = await tx<{ id: string }[]>`
         update webhook_endpoints set analytics_after_micros = ${until.ingestedAtMicros.toString()}, analytics_after_event = ${until.eventId},
-          analytics_lease_owner = null, analytics_lease_until = null, analytics_idle_ms = ${IDLE_MIN_MS}
+          analytics_lease_owner = null, analytics_lease_until = null, analytics_idle_ms = ${IDLE_MIN_MS},
+          next_analytics_at = now() + ${`${ANALYTICS_INTERVAL_MS} milliseconds`}::interval
         where id = ${e.id} and analytics_lease_owner = ${this.owner} returning id`;
       if (!moved) return null; // the lease ran out and another worker took the endpoint: it composes
       const [made] = await tx<ClaimedRow[]>`

@@ -1,24 +1,19 @@
 // Invariant: an attempt is recorded by its lease's owner only, with the outcome the retry policy
 // decided (retry-policy.ts): the attempt is logged, the lease cleared, and the message delivered,
 // rescheduled, failed, or, on 410, the endpoint disabled with every pending message dropped, in
-// one transaction. An analytics.events attempt also moves its endpoint's next one a second past
-// its end. Attempts and finished messages older than LOG_RETENTION_MS are pruned.
+// one transaction. Attempts and finished messages older than LOG_RETENTION_MS are pruned.
 import type { Sql } from '../db/sql.ts';
 import type { Claimed } from './delivery-claims.ts';
 import type { Outcome } from './retry-policy.ts';
 import type { AttemptResult } from './webhook-sender.ts';
 
 export const LOG_RETENTION_MS = 30 * 24 * 3600_000;
-/** An endpoint's analytics.events messages are at least this far apart, from the end of one attempt to the next. */
-export const ANALYTICS_INTERVAL_MS = 1_000;
 
 export async function recordAttempt(sql: Sql, owner: string, m: Claimed, r: AttemptResult, outcome: Outcome): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`
       insert into webhook_attempts (message_id, endpoint_id, status_code, error, duration_ms, response_body, replay)
       values (${m.id}, ${m.endpointId}, ${r.statusCode}, ${r.error}, ${r.durationMs}, ${r.responseBody.replaceAll('\u0000', '')}, ${m.replayed})`;
-    if (m.type === 'analytics.events')
-      await tx`update webhook_endpoints set next_analytics_at = now() + ${`${ANALYTICS_INTERVAL_MS} milliseconds`}::interval where id = ${m.endpointId}`;
     const failures = m.failures + 1;
     switch (outcome.kind) {
       case 'delivered':

@@ -16,6 +16,8 @@ export interface Received {
   /** Indexes of the secrets that verified the signature. */
   verifiedBy: number[];
   at: number;
+  /** When its answer was written (undefined until then). */
+  answeredAt?: number;
 }
 
 export interface WebhookReceiver {
@@ -76,6 +78,9 @@ export async function startWebhookReceiver(secrets: string[] = [], port = 0): Pr
       const parsed = JSON.parse(body) as { type: string; data: unknown };
       const r: Received = { id, path: req.url ?? '', type: parsed.type, body, data: parsed.data, verifiedBy, at: Date.now() };
       receiver.received.push(r);
+      res.on('finish', () => {
+        r.answeredAt = Date.now();
+      });
       void receiver.answer(req, res, r);
     });
   });
