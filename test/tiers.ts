@@ -12,6 +12,7 @@ export const E2E_SUITES = [
   'test/clicks-end-to-end.test.ts',
   'test/suspended-organisation.test.ts',
   'test/admin-cli*.test.ts',
+  'test/migrate-command.test.ts',
   'test/dashboard/admin-users.test.ts',
   'redirector/main.test.ts',
   'bench/*.test.ts',
