@@ -14,7 +14,7 @@ export const E2E_SUITES = [
   'test/suspended-organisation.test.ts',
   'test/admin-cli*.test.ts',
   'test/migrate-command.test.ts',
-  'test/grafana-dashboard.test.ts',
+  'test/ops-kit.test.ts',
   'test/dashboard/admin-users.test.ts',
   'redirector/main.test.ts',
   'bench/*.test.ts',

@@ -3,7 +3,7 @@
 // (`promtool check rules` on it; required in CI) and reads only metrics the code registers (its
 // own, or prom-client's default process metrics), and which covers what an operator watches:
 // redirect rate, outcomes, latency, cache tiers, the events' path, backfill, webhooks, refusals and
-// the processes. That the running processes export each of them is test/grafana-dashboard.test.ts.
+// the processes. That the running processes export each of them is test/ops-kit.test.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

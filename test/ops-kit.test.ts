@@ -1,14 +1,15 @@
-// The Grafana dashboard (deploy/grafana/shortlink.json) against the running production topology:
-// `start:api`, `start:redirector` (2 workers) and `start:ingest` over the machine's Postgres and
-// Redis and the ClickHouse stand-in. Every metric a panel queries is exported by one of the
-// processes' /metrics (a histogram through its series), and, where Debian's Prometheus server is
-// installed (CI has it, with promtool), a Prometheus scraping the three evaluates every panel's
-// query and the core panels show the clicks made.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// The operations kit against the running production topology: `start:api`, `start:redirector`
+// (2 workers), `start:ingest` and `start:dashboard` over the machine's Postgres and Redis and the
+// ClickHouse stand-in. The Kubernetes probes (paths as deploy/k8s renders them) answer 200 on each
+// role's listener. Every metric a Grafana panel (deploy/grafana/shortlink.json) queries is exported
+// by one of the processes' /metrics (a histogram through its series), and, where Debian's
+// Prometheus server is installed (CI has it, with promtool), a Prometheus scraping the three
+// evaluates every panel's query and the core panels show the clicks made.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { startFakeClickHouse, type FakeClickHouse } from './support/fake-clickhouse-http.ts';
 import { dashboardQueries, exportedAs, exposedTypes, metricNames, readDashboard, withIntervals } from './support/grafana-dashboard.ts';
 import { send, until } from './support/http-request.ts';
@@ -19,10 +20,12 @@ import { removeTestDir } from './support/test-dirs.ts';
 const pgUrl = inject('realPgUrl');
 const redisUrl = inject('realRedisUrl');
 const havePrometheus = spawnSync('which', ['prometheus']).status === 0;
+const haveKubectl = spawnSync('kubectl', ['version', '--client']).status === 0;
+/** The processes that serve /metrics. */
 const ROLES = ['api', 'redirector', 'ingest'] as const;
 
-describe.skipIf(!pgUrl || !redisUrl)('the Grafana dashboard on the production topology', () => {
-  const dir = mkdtempSync(join(process.cwd(), '.tmp', 'grafana-'));
+describe.skipIf(!pgUrl || !redisUrl)('the operations kit on the production topology', () => {
+  const dir = mkdtempSync(join(process.cwd(), '.tmp', 'ops-kit-'));
   chmodSync(dir, 0o755);
   const prefix = redisTestPrefix();
   const queries = dashboardQueries(readDashboard());
@@ -30,6 +33,8 @@ describe.skipIf(!pgUrl || !redisUrl)('the Grafana dashboard on the production to
   let ch: FakeClickHouse;
   const procs: ChildService[] = [];
   const metricsPorts: Record<string, number> = {};
+  /** Each role's listener, where its probes are asked. */
+  const listeners: Record<string, number> = {};
   let redirectPort = 0;
 
   beforeAll(async () => {
@@ -38,13 +43,16 @@ describe.skipIf(!pgUrl || !redisUrl)('the Grafana dashboard on the production to
     const apiPort = await freePort();
     redirectPort = await freePort();
     const healthPort = await freePort();
+    const dashboardPort = await freePort();
     const env = productionEnv(
       { databaseUrl: db.url, redisUrl: redisUrl!, redisPrefix: prefix, clickhouseUrl: ch.url, dataDir: join(dir, 'data'), apiPort, redirectPort },
-      { INGEST_HEALTH_PORT: String(healthPort) },
+      { INGEST_HEALTH_PORT: String(healthPort), DASHBOARD_PORT: String(dashboardPort), DASHBOARD_HOST: '127.0.0.1', TLS_ASK_PORT: '0' },
     );
+    Object.assign(listeners, { api: apiPort, redirector: redirectPort, ingest: healthPort, dashboard: dashboardPort });
     procs.push(await startProcess('api/main.ts', env, `http://127.0.0.1:${apiPort}`));
     procs.push(await startProcess('redirector/main.ts', env, `http://127.0.0.1:${redirectPort}`));
     procs.push(await startProcess('ingest/main.ts', env, `http://127.0.0.1:${healthPort}`));
+    procs.push(await startProcess('dashboard/main.ts', env, `http://127.0.0.1:${dashboardPort}`));
     for (const [i, role] of ROLES.entries()) {
       await until(async () => /metrics on 127\.0\.0\.1:\d+\/metrics/.test(procs[i]!.output()), 10_000, 50);
       metricsPorts[role] = Number(/metrics on 127\.0\.0\.1:(\d+)\/metrics/.exec(procs[i]!.output())![1]);
@@ -65,6 +73,19 @@ describe.skipIf(!pgUrl || !redisUrl)('the Grafana dashboard on the production to
   const clicks = async (n: number): Promise<void> => {
     for (let i = 0; i < n; i++) expect((await send(redirectPort, '/grafana-link', { host: 'sho.rt' })).status).toBe(302);
   };
+
+  it.skipIf(!haveKubectl)('the Kubernetes readiness and liveness probes answer 200 on each role’s listener', async () => {
+    const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', 'deploy/k8s'], { encoding: 'utf8' })).map((d) => d.toJS());
+    const deployments = rendered.filter((o) => o.kind === 'Deployment');
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(Object.keys(listeners).sort());
+    for (const d of deployments) {
+      const c = d.spec.template.spec.containers[0];
+      for (const probe of [c.readinessProbe, c.livenessProbe]) {
+        const r = await fetch(`http://127.0.0.1:${listeners[d.metadata.name]}${probe.httpGet.path}`);
+        expect(r.status, `${d.metadata.name} ${probe.httpGet.path}`).toBe(200);
+      }
+    }
+  });
 
   it('every metric a panel queries is exported by a running process', async () => {
     await clicks(3);
