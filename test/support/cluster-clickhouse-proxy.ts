@@ -9,6 +9,7 @@
 // distributed DDL): docs/scale-out.md says what needs one.
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { NOT_SETTINGS } from './fake-clickhouse-http.ts';
 
 /** One statement as the service sent it. */
 export interface RecordedStatement {
@@ -26,19 +27,6 @@ export interface ClusterProxy {
   clear(): void;
   close(): Promise<void>;
 }
-
-/** URL parameters of the HTTP interface that are not ClickHouse settings. */
-const NOT_SETTINGS = new Set([
-  'query',
-  'query_id',
-  'database',
-  'session_id',
-  'default_format',
-  'user',
-  'password',
-  'enable_http_compression',
-  'wait_end_of_query',
-]);
 
 const unlocal = (text: string): string => text.replace(/\b(\w+)_local\b/g, '$1');
 
