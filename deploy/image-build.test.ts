@@ -152,7 +152,9 @@ describe('the image’s compiled entry points under plain node, production packa
     ] as const) {
       const r = run([command], { REDIRECT_WORKERS: '1' });
       expect(r.status, `${command}: ${r.stderr}`).toBe(2);
-      expect(r.stderr, command).toContain(`${entry} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL (embedded single-process mode is \`npm start\`)`);
+      expect(r.stderr, command).toContain(
+        `${entry} needs DATABASE_URL, REDIS_URL (or REDIS_CLUSTER_NODES), CLICKHOUSE_URL (embedded single-process mode is \`npm start\`)`,
+      );
       expect(r.stderr, command).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)|at .+\.js:\d+/);
     }
   });

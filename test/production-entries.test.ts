@@ -47,10 +47,15 @@ describe('production entries refuse to start without their servers', () => {
       await expectRefusal(
         entry,
         env,
-        new RegExp(`${name} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL \\(embedded single-process mode is \`npm start\`\\)`),
+        new RegExp(`${name} needs DATABASE_URL, REDIS_URL \\(or REDIS_CLUSTER_NODES\\), CLICKHOUSE_URL \\(embedded single-process mode is \`npm start\`\\)`),
         15_000,
       );
-      await expectRefusal(entry, { ...env, DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }, new RegExp(`${name} needs REDIS_URL, CLICKHOUSE_URL`), 15_000);
+      await expectRefusal(
+        entry,
+        { ...env, DATABASE_URL: 'postgres://u@127.0.0.1:1/x' },
+        new RegExp(`${name} needs REDIS_URL \\(or REDIS_CLUSTER_NODES\\), CLICKHOUSE_URL`),
+        15_000,
+      );
       expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
     },
     60_000,
