@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for the four production processes; its command picks one by name (see
-# deploy/docker-entrypoint.sh): api | redirector | ingest | dashboard | admin … | healthcheck URL.
+# deploy/docker-entrypoint.sh): api | redirector | ingest | dashboard | admin … | migrate … | healthcheck URL.
 # Build it once: `docker compose build` tags it shortlink:$SHORTLINK_TAG for every service.
 #
 # Node 24 LTS on Debian 13 (trixie): the redirector's uWebSockets.js 20.57 build is native for

@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { DEPLOY_SUITES } from './test/tiers.ts';
 
 // The deployment tier (`npm run test:deploy`): the production build (`npm run build`) and the
-// image's command under plain node with the production packages only. No server is needed.
+// image's command under plain node with the production packages only, and the Kubernetes
+// manifests rendered by `kubectl kustomize` and checked. No server is needed.
 export default defineConfig({
   test: {
     include: DEPLOY_SUITES,

@@ -146,7 +146,7 @@ describe('Dockerfile', () => {
     expect(finalStage).not.toMatch(/tsx|COPY \. /);
     expect(instructions).toContain('ENTRYPOINT ["shortlink"]');
     const entrypoint = read('deploy/docker-entrypoint.sh');
-    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'dashboard/main.js', 'bin/admin.js', 'bin/healthcheck.js'])
+    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'dashboard/main.js', 'bin/admin.js', 'bin/migrate.js', 'bin/healthcheck.js'])
       expect(entrypoint).toContain(`exec node "$dist/${entry}"`);
   });
 

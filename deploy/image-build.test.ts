@@ -125,7 +125,16 @@ describe('the image’s compiled entry points under plain node, production packa
   });
 
   it('compiles every entry point and ships the migrations beside the code that reads them', () => {
-    for (const entry of ['api/main.js', 'redirector/main.js', 'ingest/main.js', 'dashboard/main.js', 'bin/admin.js', 'bin/healthcheck.js', 'bin/start.js'])
+    for (const entry of [
+      'api/main.js',
+      'redirector/main.js',
+      'ingest/main.js',
+      'dashboard/main.js',
+      'bin/admin.js',
+      'bin/migrate.js',
+      'bin/healthcheck.js',
+      'bin/start.js',
+    ])
       expect(existsSync(join(app, 'dist', entry)), entry).toBe(true);
     expect(readdirSync(join(app, 'dist', 'shared', 'db', 'migrations')).sort()).toEqual(readdirSync(join(ROOT, 'shared', 'db', 'migrations')).sort());
     expect(readFileSync(join(app, 'dist', 'api', 'main.js'), 'utf8')).not.toMatch(/from '[^']+\.ts'|from "[^"]+\.ts"/);
@@ -143,7 +152,9 @@ describe('the image’s compiled entry points under plain node, production packa
     ] as const) {
       const r = run([command], { REDIRECT_WORKERS: '1' });
       expect(r.status, `${command}: ${r.stderr}`).toBe(2);
-      expect(r.stderr, command).toContain(`${entry} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL (embedded single-process mode is \`npm start\`)`);
+      expect(r.stderr, command).toContain(
+        `${entry} needs DATABASE_URL, REDIS_URL (or REDIS_CLUSTER_NODES), CLICKHOUSE_URL (embedded single-process mode is \`npm start\`)`,
+      );
       expect(r.stderr, command).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)|at .+\.js:\d+/);
     }
   });
@@ -153,6 +164,18 @@ describe('the image’s compiled entry points under plain node, production packa
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toContain('org create --name N');
     expect(r.stderr).toContain('key create --org ID --label L');
+  });
+
+  it('migrate runs: without a target it prints its usage (exit 2); `clickhouse --print` is deploy/clickhouse-cluster.sql', () => {
+    const bare = run(['migrate']);
+    expect(bare.status, bare.stderr).toBe(2);
+    expect(bare.stderr).toContain('Usage: migrate postgres | clickhouse');
+    const postgres = run(['migrate', 'postgres']);
+    expect(postgres.status, postgres.stderr).toBe(2);
+    expect(postgres.stderr.trim()).toBe('[migrate] migrate postgres needs DATABASE_URL');
+    const printed = run(['migrate', 'clickhouse', '--print'], { CLICKHOUSE_CLUSTER: 'events' });
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(printed.stdout).toBe(readFileSync(join(ROOT, 'deploy', 'clickhouse-cluster.sql'), 'utf8'));
   });
 
   it('embedded mode (npm start’s entry) without the optional drivers stops with one clear message', () => {

@@ -47,13 +47,41 @@ describe('production entries refuse to start without their servers', () => {
       await expectRefusal(
         entry,
         env,
-        new RegExp(`${name} needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL \\(embedded single-process mode is \`npm start\`\\)`),
+        new RegExp(`${name} needs DATABASE_URL, REDIS_URL \\(or REDIS_CLUSTER_NODES\\), CLICKHOUSE_URL \\(embedded single-process mode is \`npm start\`\\)`),
         15_000,
       );
-      await expectRefusal(entry, { ...env, DATABASE_URL: 'postgres://u@127.0.0.1:1/x' }, new RegExp(`${name} needs REDIS_URL, CLICKHOUSE_URL`), 15_000);
+      await expectRefusal(
+        entry,
+        { ...env, DATABASE_URL: 'postgres://u@127.0.0.1:1/x' },
+        new RegExp(`${name} needs REDIS_URL \\(or REDIS_CLUSTER_NODES\\), CLICKHOUSE_URL`),
+        15_000,
+      );
       expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
     },
     60_000,
+  );
+});
+
+describe('production entries refuse a ClickHouse quorum without a cluster', () => {
+  it.each(ENTRIES)(
+    '%s names CLICKHOUSE_INSERT_QUORUM and CLICKHOUSE_CLUSTER in one line, before opening a server',
+    async (_name, entry) => {
+      const env = {
+        DATA_DIR: join(dir, 'quorum'),
+        DATABASE_URL: 'postgres://u@127.0.0.1:1/x',
+        REDIS_URL: 'redis://127.0.0.1:1',
+        CLICKHOUSE_URL: 'http://127.0.0.1:1',
+        CLICKHOUSE_INSERT_QUORUM: '2',
+      };
+      const out = await expectRefusal(
+        entry,
+        env,
+        /^\[[a-z ]+\] CLICKHOUSE_INSERT_QUORUM=2 needs CLICKHOUSE_CLUSTER \(.+\); unset it or set CLICKHOUSE_CLUSTER$/m,
+        15_000,
+      );
+      expect(out).not.toMatch(/DATABASE_URL|REDIS_URL/);
+    },
+    30_000,
   );
 });
 

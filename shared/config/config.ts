@@ -107,6 +107,18 @@ export const commonSchema = z.object({
       return nodes;
     }),
   CLICKHOUSE_URL: optionalUrl(['http://', 'https://']),
+  /**
+   * A ClickHouse cluster's name (the servers' remote_servers): the service creates its tables ON
+   * CLUSTER (Replicated local tables behind Distributed ones) and inserts synchronously into the shards.
+   */
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v), { message: 'must be a cluster name: letters, digits and _' }),
+  /** Replicas of a shard that must hold an insert before it is acknowledged (insert_quorum); with CLICKHOUSE_CLUSTER. */
+  CLICKHOUSE_INSERT_QUORUM: z.coerce.number().int().min(1).max(16).default(1),
   /** Trusted proxies in front of the redirector and the API: a hop count (true = 1) or CIDRs; see README. */
   TRUST_PROXY: z
     .string()

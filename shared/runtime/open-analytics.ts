@@ -1,4 +1,5 @@
-// Invariant: the analytics store is the ClickHouse server at `url` over HTTP, else chDB under
+// Invariant: the analytics store is the ClickHouse server at `url` over HTTP (one node, or a node of
+// the cluster CLICKHOUSE_CLUSTER names, whose tables it then creates ON CLUSTER), else chDB under
 // DATA_DIR/analytics (which only one process may open, so it is opened on demand, by the process
 // that asks). A server that is down at start stops nothing (redirects go on, events are spooled):
 // its schema is ensured in the background until it answers, unless the entry requires it at
@@ -7,6 +8,7 @@
 // (DATA_DIR/fallback-spool/slot-N, claimed here and adopted from a crashed process); without Redis
 // to files under DATA_DIR/analytics-spool. The drivers load only here, on the first call.
 import { join } from 'node:path';
+import type { ClusterOptions } from '../analytics/clickhouse/cluster-layout.ts';
 import { AnalyticsStore } from '../analytics/store/analytics-store.ts';
 import type { EventSpool } from '../analytics/write-path/event-spool.ts';
 import { FallbackSpool } from '../analytics/write-path/fallback-spool.ts';
@@ -16,7 +18,8 @@ import { claimSpoolDirectory } from '../analytics/write-path/spool-directory.ts'
 import type { Logger } from '../log/logger.ts';
 import type { RedisClient } from '../redis/redis-client.ts';
 import { assertEmbeddedPackages } from './embedded-packages.ts';
-import { SERVER_CHECK_MS, serverUnreachable } from './startup.ts';
+import { SERVER_CHECK_MS, serverUnreachable, SetupError } from './startup.ts';
+import { PING_SQL } from '../analytics/clickhouse/clickhouse-sql.ts';
 
 export interface AnalyticsBackends {
   store: AnalyticsStore;
@@ -38,6 +41,8 @@ export function allSpools(a: AnalyticsBackends): EventSpool[] {
 export interface OpenAnalyticsOptions {
   /** CLICKHOUSE_URL; undefined: chDB under dataDir. */
   url: string | undefined;
+  /** CLICKHOUSE_CLUSTER and CLICKHOUSE_INSERT_QUORUM (with url only); null: one node. */
+  cluster: ClusterOptions | null;
   dataDir: string;
   syncSettleMillis: number;
   redis: RedisClient | null;
@@ -106,7 +111,7 @@ function reportTuning(logger: Logger, r: { tuned: boolean; error?: unknown }): v
 async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Timeout | null) => void): Promise<AnalyticsStore> {
   const url = o.url ?? '';
   const { HttpClickHouseTransport } = await import('../analytics/clickhouse/http-clickhouse-transport.ts');
-  const http = new AnalyticsStore(new HttpClickHouseTransport({ url }), { syncSettleMillis: o.syncSettleMillis });
+  const http = new AnalyticsStore(new HttpClickHouseTransport({ url }), { syncSettleMillis: o.syncSettleMillis, cluster: o.cluster });
   const ensure = (): void => {
     http.ensureSchema().then(
       (r) => {
@@ -121,19 +126,58 @@ async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Ti
       },
     );
   };
-  try {
-    reportTuning(
-      o.logger,
-      await (o.requiredAtStart ? within(http.ensureSchema(), SERVER_CHECK_MS, `no answer within ${SERVER_CHECK_MS / 1000} s`) : http.ensureSchema()),
-    );
-  } catch (err) {
-    if (o.requiredAtStart) {
+  if (o.requiredAtStart) {
+    try {
+      reportTuning(o.logger, await ensureSchemaAtStart(http, url));
+    } catch (err) {
       await http.close();
-      throw serverUnreachable('CLICKHOUSE_URL', url, err);
+      throw err;
     }
+    return http;
+  }
+  try {
+    reportTuning(o.logger, await http.ensureSchema());
+  } catch {
     ensure();
   }
   return http;
+}
+
+/**
+ * The schema of a store that must answer now: a SetupError names CLICKHOUSE_URL when the server
+ * does not answer within SERVER_CHECK_MS, or CLICKHOUSE_CLUSTER when a cluster refuses its DDL.
+ * A cluster answers DDL once every node ran it, so there the deadline is on its first answer.
+ */
+async function ensureSchemaAtStart(store: AnalyticsStore, url: string): Promise<{ tuned: boolean; error?: unknown }> {
+  const late = `no answer within ${SERVER_CHECK_MS / 1000} s`;
+  try {
+    if (!store.cluster) return await within(store.ensureSchema(), SERVER_CHECK_MS, late);
+    await within(store.transport.queryRows(PING_SQL, {}), SERVER_CHECK_MS, late);
+  } catch (err) {
+    throw serverUnreachable('CLICKHOUSE_URL', url, err);
+  }
+  try {
+    return await store.ensureSchema();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new SetupError(
+      `CLICKHOUSE_CLUSTER ${store.cluster.name}: the analytics tables were not created ON CLUSTER (${reason}); check CLICKHOUSE_CLUSTER and the servers' remote_servers and {shard}/{replica} macros`,
+    );
+  }
+}
+
+/**
+ * A deploy step (`migrate clickhouse`): creates the analytics tables at `url` (ON CLUSTER on a
+ * cluster) and closes the store; the processes count older events into the rollup themselves.
+ */
+export async function createAnalyticsSchema(o: { url: string; cluster: ClusterOptions | null; logger: Logger }): Promise<void> {
+  const { HttpClickHouseTransport } = await import('../analytics/clickhouse/http-clickhouse-transport.ts');
+  const store = new AnalyticsStore(new HttpClickHouseTransport({ url: o.url }), { cluster: o.cluster });
+  try {
+    reportTuning(o.logger, await ensureSchemaAtStart(store, o.url));
+  } finally {
+    await store.close();
+  }
 }
 
 async function openChdbStore(o: OpenAnalyticsOptions): Promise<AnalyticsStore> {

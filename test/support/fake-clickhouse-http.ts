@@ -29,7 +29,8 @@ export interface FakeClickHouse {
   close(): Promise<void>;
 }
 
-const NOT_SETTINGS = new Set([
+/** URL parameters of the HTTP interface that are not ClickHouse settings. */
+export const NOT_SETTINGS: ReadonlySet<string> = new Set([
   'query',
   'query_id',
   'database',

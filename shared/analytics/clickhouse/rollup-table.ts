@@ -1,8 +1,7 @@
 // Invariant: the aggregates rollup is generated here from the event schema: a SummingMergeTree of
 // event counts per (organisation, event type, dimension, value, 15-minute UTC slot), fed by a
 // materialized view on the events table, in the same database (single node) or on each shard's
-// local tables (deploy/clickhouse-cluster.sql). Reads always sum (a part may hold a key twice
-// until merged).
+// local tables (CLICKHOUSE_CLUSTER). Reads always sum (a part may hold a key twice until merged).
 //
 // Grain: 15 minutes. Every UTC offset in use since 1972 is a whole number of quarter hours
 // (+05:30 India, +05:45 Nepal, +08:45 Eucla, +12:45 Chatham), so every local midnight and every
@@ -19,18 +18,20 @@
 // - a batch stored again under another token (a lost answer, spool pieces) finds its events
 //   already ingested and adds nothing;
 // - the backfill of an existing installation counts, per partition, the FINAL copy of each event
-//   ingested before t0, a literal of the view set 2 s after its creation (an insert stamped later
-//   was planned with the view); the view counts only rows ingested from t0 on, and an event whose
-//   first copy predates t0 is excluded by its look-up. The backfill starts once t0 has passed by
-//   the settle margin and runs in the background; until it is done, reads use raw events. Each partition's backfill is
-//   one INSERT … SELECT with a dedup token naming the partition and t0, so a repeated or resumed
+//   ingested before t0, a literal of the view set 2 s after its creation (30 s on a cluster,
+//   whose nodes create it from the DDL queue; an insert stamped later was planned with the view);
+//   the view counts only rows ingested from t0 on, and an event whose first copy predates t0 is
+//   excluded by its look-up. The backfill starts once t0 has passed by the settle margin and runs
+//   in the background; until it is done, reads use raw events. Each partition's backfill is one
+//   INSERT … SELECT with a dedup token naming the partition and t0, so a repeated or resumed
 //   backfill (another process, a crash) adds nothing twice.
 // Assumption (as for sync): copies of one event are not inserted concurrently within the insert
 // timeout of each other in a way that both look-ups miss the other (a retry waits for the failed
 // insert's timeout first).
 import { EVENT_FIELDS } from '../events/event-schema.ts';
 import { AGGREGATE_DIMENSIONS } from '../reads/analytics-params.ts';
-import { CLUSTER_NAME, clusterDdl, DEDUPLICATION_WINDOW, EVENTS_TABLE } from './events-table.ts';
+import { distributedTable, localTable, replicatedEngine } from './cluster-layout.ts';
+import { DEDUPLICATION_WINDOW, EVENTS_TABLE } from './events-table.ts';
 
 export const ROLLUP_TABLE = 'analytics_rollup_15m';
 export const ROLLUP_VIEW = 'analytics_rollup_15m_mv';
@@ -92,6 +93,11 @@ export function rollupViewQuery(t0Micros: bigint): string {
   return viewQuery(EVENTS_TABLE, t0Micros);
 }
 
+/** rollupViewQuery on a cluster: every node's view reads its local events table. */
+export function upgradeClusterRollupView(cluster: string, t0Micros: bigint): string {
+  return `ALTER TABLE ${ROLLUP_VIEW} ON CLUSTER ${cluster} MODIFY QUERY ${viewQuery(localTable(EVENTS_TABLE), t0Micros)}`;
+}
+
 /** A mark of the current query in the view's stored definition (an older view lacks it). */
 export const ROLLUP_VIEW_QUERY_MARK = 'sum(n) AS events';
 
@@ -118,12 +124,19 @@ export function rollupViewT0(createQuery: string): bigint | null {
 
 /** How far in the future a new view's t0 lies: inserts stamped after it were planned with the view. */
 export const ROLLUP_T0_LEAD_MS = 2000;
+/**
+ * The same on a cluster, where every node creates the view from the distributed DDL queue: the
+ * CREATE … ON CLUSTER must have run on every node before t0.
+ */
+export const CLUSTER_ROLLUP_T0_LEAD_MS = 30_000;
+
+const BACKFILL_BODY = `  partition_id String,
+  t0_micros Int64,
+  done UInt8`;
 
 export const CREATE_ROLLUP_BACKFILL_TABLE = `
 CREATE TABLE IF NOT EXISTS ${ROLLUP_BACKFILL_TABLE} (
-  partition_id String,
-  t0_micros Int64,
-  done UInt8
+${BACKFILL_BODY}
 )
 ENGINE = ReplacingMergeTree(done)
 ORDER BY partition_id`;
@@ -140,32 +153,35 @@ WHERE _partition_id = {partitionId:String} AND ${col('ingestedAt')} < fromUnixTi
 ${ROLLUP_GROUP}
 ORDER BY org_id, event_type, dimension, value, slot`;
 
-/** The cluster's rollup: local tables and view per shard, a Distributed table to read. */
-export function rollupClusterDdl(cluster: string, localEvents: string): string {
-  const local = `${ROLLUP_TABLE}_local`;
-  return `
--- The aggregates rollup (see shared/analytics/clickhouse/rollup-table.ts): per shard, fed by a view
--- on the shard's local events table, so every copy of an event meets the same look-up.
-CREATE TABLE IF NOT EXISTS ${local} ON CLUSTER ${cluster} (
+/**
+ * The cluster's rollup tables (CLICKHOUSE_CLUSTER): per shard, a replicated local rollup and the
+ * backfill's bookkeeping, each behind a Distributed table of the single-node name. The rollup is
+ * sharded like the events (by organisation), so the backfill's INSERT … SELECT through the
+ * Distributed tables puts each count on the shard of its events; the bookkeeping by partition.
+ */
+export function clusterRollupTables(cluster: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${localTable(ROLLUP_TABLE)} ON CLUSTER ${cluster} (
 ${ROLLUP_BODY}
 )
-ENGINE = ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/${ROLLUP_TABLE}', '{replica}', events)
+ENGINE = ${replicatedEngine('SummingMergeTree', ROLLUP_TABLE, 'events')}
 ${ROLLUP_LAYOUT}
-SETTINGS allow_nullable_key = 1, replicated_deduplication_window = ${DEDUPLICATION_WINDOW};
-
-CREATE MATERIALIZED VIEW IF NOT EXISTS ${ROLLUP_VIEW} ON CLUSTER ${cluster} TO ${local} AS
-${viewQuery(localEvents, 0n)};
-
-CREATE TABLE IF NOT EXISTS ${ROLLUP_TABLE} ON CLUSTER ${cluster} AS ${local}
-ENGINE = Distributed(${cluster}, currentDatabase(), ${local}, cityHash64(org_id));
-`;
+SETTINGS allow_nullable_key = 1, replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`,
+    distributedTable(cluster, ROLLUP_TABLE, `cityHash64(${col('orgId')})`),
+    `CREATE TABLE IF NOT EXISTS ${localTable(ROLLUP_BACKFILL_TABLE)} ON CLUSTER ${cluster} (
+${BACKFILL_BODY}
+)
+ENGINE = ${replicatedEngine('ReplacingMergeTree', ROLLUP_BACKFILL_TABLE, 'done')}
+ORDER BY partition_id`,
+    distributedTable(cluster, ROLLUP_BACKFILL_TABLE, 'cityHash64(partition_id)'),
+  ];
 }
 
 /**
- * deploy/clickhouse-cluster.sql: the events tables, then the rollup's. The view counts from t0 = 0
- * (a new cluster); for events already stored, run each partition's backfill (BACKFILL_PARTITION_SQL
- * against the local tables) once, as the single-node store does at start.
+ * The view on a cluster: on every shard, from the local events table into the local rollup, so
+ * every copy of an event meets the same look-up (copies of an event share a shard).
  */
-export function clusterSchemaDdl(): string {
-  return clusterDdl() + rollupClusterDdl(CLUSTER_NAME, `${EVENTS_TABLE}_local`);
+export function createClusterRollupView(cluster: string, t0Micros: bigint): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${ROLLUP_VIEW} ON CLUSTER ${cluster} TO ${localTable(ROLLUP_TABLE)} AS
+${viewQuery(localTable(EVENTS_TABLE), t0Micros)}`;
 }

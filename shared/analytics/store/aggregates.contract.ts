@@ -55,7 +55,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
     const r = await store.aggregate(orgId, tz, aggReq(q));
     sources.push(store.lastAggregateSource);
     expect(aggregateResponseSchema.parse(r)).toEqual(r);
-    const raw = new AnalyticsStore(store.transport, { useRollup: false });
+    const raw = new AnalyticsStore(store.transport, { useRollup: false, cluster: store.cluster });
     expect(r, `raw events agree (${store.lastAggregateSource}): ${JSON.stringify(q)}`).toEqual(await raw.aggregate(orgId, tz, aggReq(q)));
     return r;
   };

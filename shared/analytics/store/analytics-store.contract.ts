@@ -10,7 +10,7 @@ import { neutraliseFormula } from '../reads/csv-formula-guard.ts';
 import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { positionAt, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
-import { AnalyticsStore } from './analytics-store.ts';
+import { AnalyticsStore, type AnalyticsStoreOptions } from './analytics-store.ts';
 import { aggregatesCases } from './aggregates.contract.ts';
 import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport } from '../clickhouse/clickhouse-transport.ts';
@@ -74,7 +74,8 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-export function analyticsStoreContract(name: string, openTransport: () => Promise<ClickHouseTransport>): void {
+/** `options`: the store's placement (a cluster through the test proxy) and its rollup lead; the settle margin is the suite's. */
+export function analyticsStoreContract(name: string, openTransport: () => Promise<ClickHouseTransport>, options: AnalyticsStoreOptions = {}): void {
   describe(`AnalyticsStore contract on ${name}`, () => {
     let transport: ClickHouseTransport;
     let store: AnalyticsStore;
@@ -82,7 +83,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
 
     beforeAll(async () => {
       transport = await openTransport();
-      store = new AnalyticsStore(transport, { syncSettleMillis: SETTLE_MS });
+      store = new AnalyticsStore(transport, { ...options, syncSettleMillis: SETTLE_MS });
       await store.ensureSchema();
       await store.ensureSchema(); // idempotent
       await store.rollupBackfill; // aggregates read the rollup from here on
@@ -354,7 +355,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
 
     it('sync: returns only settled rows, so an event still settling is delivered later, not skipped', async () => {
       const orgId = newOrgId();
-      const patient = new AnalyticsStore(transport, { syncSettleMillis: 1500 });
+      const patient = new AnalyticsStore(transport, { ...options, syncSettleMillis: 1500 });
       const start = await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }));
       expect(start.data).toEqual([]);
       const recs = eventRecords(orgId, 3, BigInt(Date.now()) * 1000n);

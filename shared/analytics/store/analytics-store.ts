@@ -43,23 +43,19 @@ import {
   FEED_LINES_FORMAT,
   feedSql,
   INSERT_COLUMNS,
-  insertSettings,
   PING_SQL,
   syncSql,
   type StoredEventRow,
 } from '../clickhouse/clickhouse-sql.ts';
-import { CREATE_EVENTS_TABLE, EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
+import { analyticsSchema, type AnalyticsSchema } from '../clickhouse/analytics-schema.ts';
+import type { ClusterOptions } from '../clickhouse/cluster-layout.ts';
 import {
   BACKFILL_PARTITION_SQL,
-  CREATE_ROLLUP_BACKFILL_TABLE,
-  CREATE_ROLLUP_TABLE,
-  createRollupView,
   ROLLUP_BACKFILL_TABLE,
   ROLLUP_SLOT_SECONDS,
-  ROLLUP_T0_LEAD_MS,
   ROLLUP_VIEW,
   ROLLUP_VIEW_QUERY_MARK,
-  rollupViewQuery,
   rollupViewT0,
   TIME_DIMENSION,
 } from '../clickhouse/rollup-table.ts';
@@ -78,6 +74,10 @@ export interface AnalyticsStoreOptions {
   syncSettleMillis?: number;
   /** Read aggregates from the rollup where it can answer (default true; false: raw events only). */
   useRollup?: boolean;
+  /** CLICKHOUSE_CLUSTER and CLICKHOUSE_INSERT_QUORUM; unset or null: one node. */
+  cluster?: ClusterOptions | null;
+  /** How far ahead a new rollup view's t0 is set (ms); default 2 s, on a cluster 30 s. Tests may shorten it. */
+  rollupT0LeadMs?: number;
 }
 
 /** Where an aggregate read went (tests and benches compare both). */
@@ -119,6 +119,10 @@ const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, 
 export class AnalyticsStore {
   readonly syncSettleMillis: number;
   readonly useRollup: boolean;
+  /** The cluster the tables live on (null: one node). */
+  readonly cluster: ClusterOptions | null;
+  readonly #schema: AnalyticsSchema;
+  readonly #t0LeadMs: number;
   /** True once every partition ingested before the view's t0 is counted into the rollup. */
   rollupReady = false;
   /** The background backfill of the rollup started by ensureSchema (resolves when it ends). */
@@ -136,18 +140,21 @@ export class AnalyticsStore {
   ) {
     this.syncSettleMillis = options.syncSettleMillis ?? DEFAULT_SYNC_SETTLE_MILLIS;
     this.useRollup = options.useRollup ?? true;
+    this.cluster = options.cluster ?? null;
+    this.#schema = analyticsSchema(this.cluster);
+    this.#t0LeadMs = options.rollupT0LeadMs ?? this.#schema.t0LeadMs;
   }
 
   /**
-   * Creates the rollup, its view and the backfill's bookkeeping when missing, then counts what
-   * was ingested before the view into the rollup in the background (rollupBackfill). A table of
-   * the cluster layout is created by the operator (deploy/clickhouse-cluster.sql) and left alone.
+   * Creates the rollup, its view and the backfill's bookkeeping when missing (`create`), then
+   * counts what was ingested before the view into the rollup in the background (rollupBackfill).
    */
-  async ensureRollup(): Promise<void> {
-    await this.transport.exec(CREATE_ROLLUP_TABLE);
-    await this.transport.exec(CREATE_ROLLUP_BACKFILL_TABLE);
-    const [now] = await this.transport.queryRows<{ t: string }>('SELECT toString(toUnixTimestamp64Micro(now64(6))) AS t', {});
-    await this.transport.exec(createRollupView(BigInt(now?.t ?? '0') + BigInt(ROLLUP_T0_LEAD_MS) * 1000n));
+  async #ensureRollup(create: boolean): Promise<void> {
+    if (create) {
+      for (const table of this.#schema.rollupTables) await this.transport.exec(table);
+      const [now] = await this.transport.queryRows<{ t: string }>('SELECT toString(toUnixTimestamp64Micro(now64(6))) AS t', {});
+      await this.transport.exec(this.#schema.view(BigInt(now?.t ?? '0') + BigInt(this.#t0LeadMs) * 1000n));
+    }
     const [view] = await this.transport.queryRows<{ q: string }>(
       'SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {name:String}',
       { name: ROLLUP_VIEW },
@@ -156,7 +163,7 @@ export class AnalyticsStore {
     if (t0 === null) throw new Error(`${ROLLUP_VIEW} has no t0 in its definition`);
     // A view made by an older version counts the same, more slowly: its query is replaced in
     // place, keeping its t0, so no insert is counted twice or missed.
-    if (!view?.q.includes(ROLLUP_VIEW_QUERY_MARK)) await this.transport.exec(`ALTER TABLE ${ROLLUP_VIEW} MODIFY QUERY ${rollupViewQuery(t0)}`);
+    if (!view?.q.includes(ROLLUP_VIEW_QUERY_MARK)) await this.transport.exec(this.#schema.upgradeView(t0));
     if (this.#backfillStarted) return;
     this.#backfillStarted = true;
     this.rollupBackfill = this.#backfillRollup(t0).catch((err: unknown) => {
@@ -190,16 +197,17 @@ export class AnalyticsStore {
       await sleepMs(Math.min(waitMs, 250));
     }
     const done = await doneRows();
-    const partitions = await this.transport.queryRows<{ p: string }>(
-      'SELECT DISTINCT partition_id AS p FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active ORDER BY p',
-      { table: EVENTS_TABLE },
-    );
+    const partitions = await this.transport.queryRows<{ p: string }>(this.#schema.partitionsSql, {
+      table: this.#schema.partitionsTable,
+      ...(this.cluster ? { db: await this.#database() } : {}),
+    });
     for (const { p } of partitions) {
       if (this.#closed) return;
       if (done.has(p)) continue;
       // One INSERT … SELECT per partition; its token makes a repeated run (another process, a
       // resumed one) add nothing twice.
-      await this.transport.exec(`${BACKFILL_PARTITION_SQL} SETTINGS insert_deduplication_token = 'rollup-${p}-${t0}', insert_deduplicate = 1`, {
+      const settings = `insert_deduplication_token = 'rollup-${p}-${t0}', insert_deduplicate = 1${this.#schema.insertSettingsSql}`;
+      await this.transport.exec(`${BACKFILL_PARTITION_SQL} SETTINGS ${settings}`, {
         partitionId: p,
         t0Micros: t0.toString(),
       });
@@ -210,21 +218,46 @@ export class AnalyticsStore {
   }
 
   async #markDone(partition: string, t0: bigint): Promise<void> {
-    await this.transport.exec(`INSERT INTO ${ROLLUP_BACKFILL_TABLE} (partition_id, t0_micros, done) VALUES ({p:String}, {t0:Int64}, 1)`, {
-      p: partition,
-      t0: t0.toString(),
-    });
+    await this.transport.exec(this.#schema.markDoneSql, { p: partition, t0: t0.toString() });
+  }
+
+  /** Whether the connected node has every table of the cluster schema and the view, and the events table its merge settings. */
+  async #clusterSchemaPresent(): Promise<boolean> {
+    const { objects, tunedTable } = this.#schema;
+    const here = 'FROM system.tables WHERE database = currentDatabase()';
+    const [row] = await this.transport.queryRows<{ present: number; engine: string }>(
+      `SELECT hasAll((SELECT groupArray(name) ${here}), [${objects.map((n) => `'${n}'`).join(', ')}]) AS present,
+  (SELECT any(engine_full) ${here} AND name = '${tunedTable}') AS engine`,
+      {},
+    );
+    const tuned = Object.entries(MERGE_SETTINGS).every(([k, v]) => new RegExp(`\\b${k} = ${v}(?![\\d.])`).test(row?.engine ?? ''));
+    return row?.present === 1 && tuned;
+  }
+
+  /** A read of the analytics tables (its SQL ends with a SETTINGS list) with the cluster's read settings, if any. */
+  #read(sql: string, read: 'sync' | 'other' = 'other'): string {
+    return sql + this.#schema.readSettingsSql(read);
+  }
+
+  async #database(): Promise<string> {
+    const [row] = await this.transport.queryRows<{ db: string }>('SELECT currentDatabase() AS db', {});
+    return row?.db ?? 'default';
   }
 
   /**
-   * Creates the events table when it is missing and applies its merge settings; a server that
-   * does not know a setting keeps its default (the error is returned for the caller to log).
+   * Creates the tables and the rollup's view when missing and applies the events table's merge
+   * settings; a server that does not know a setting keeps its default (the error is returned for
+   * the caller to log). On a cluster every statement is ON CLUSTER (analytics-schema.ts), and
+   * none is sent when the connected node already has them all, tuned: each would queue on every
+   * node, and a fleet starts many processes (the schema is usually made by `migrate clickhouse`).
    */
   async ensureSchema(): Promise<{ tuned: boolean; error?: unknown }> {
-    await this.transport.exec(CREATE_EVENTS_TABLE);
-    await this.ensureRollup();
+    const present = this.cluster !== null && (await this.#clusterSchemaPresent());
+    if (!present) for (const table of this.#schema.eventsTables) await this.transport.exec(table);
+    await this.#ensureRollup(!present);
+    if (present) return { tuned: true };
     try {
-      await this.transport.exec(TUNE_EVENTS_TABLE);
+      await this.transport.exec(this.#schema.tune);
       return { tuned: true };
     } catch (error) {
       return { tuned: false, error };
@@ -246,7 +279,7 @@ export class AnalyticsStore {
   async insertBatch(batch: EventBatch, dedupToken: string): Promise<void> {
     if (batch.rows === 0) return;
     const block = await encodeEventBlockByColumn(batch, nextTurn);
-    await this.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, insertSettings(dedupToken));
+    await this.transport.insertNative(EVENTS_TABLE, INSERT_COLUMNS, block, this.#schema.insertSettings(dedupToken));
   }
 
   async browse(orgId: string, timeZone: string, req: BrowseRequest): Promise<EventPage> {
@@ -262,7 +295,7 @@ export class AnalyticsStore {
       params.cursorMicros = req.cursor.createdAtMicros.toString();
       params.cursorEventId = req.cursor.eventId;
     }
-    const rows = await this.transport.queryRows<StoredEventRow>(browseSql({ ...filterFlags(req.filters), cursor: req.cursor !== null }), params);
+    const rows = await this.transport.queryRows<StoredEventRow>(this.#read(browseSql({ ...filterFlags(req.filters), cursor: req.cursor !== null })), params);
     const hasMore = rows.length > req.limit;
     const page = hasMore ? rows.slice(0, req.limit) : rows;
     const last = page.at(-1);
@@ -284,7 +317,10 @@ export class AnalyticsStore {
       ...filterParams(req.filters),
     };
     if (req.afterEventId !== null) params.afterEventId = req.afterEventId;
-    const rows = await this.transport.queryRows<StoredEventRow>(syncSql({ ...filterFlags(req.filters), afterEventId: req.afterEventId !== null }), params);
+    const rows = await this.transport.queryRows<StoredEventRow>(
+      this.#read(syncSql({ ...filterFlags(req.filters), afterEventId: req.afterEventId !== null }), 'sync'),
+      params,
+    );
     const hasMore = rows.length > req.limit;
     const page = hasMore ? rows.slice(0, req.limit) : rows;
     const last = page.at(-1);
@@ -311,7 +347,8 @@ export class AnalyticsStore {
     };
     if (o.until) Object.assign(params, { untilMicros: o.until.ingestedAtMicros.toString(), untilEventId: o.until.eventId });
     const chunks: Buffer[] = [];
-    for await (const chunk of this.transport.streamBytes(feedSql(o.until !== undefined), params, FEED_LINES_FORMAT)) chunks.push(Buffer.from(chunk));
+    for await (const chunk of this.transport.streamBytes(this.#read(feedSql(o.until !== undefined), 'sync'), params, FEED_LINES_FORMAT))
+      chunks.push(Buffer.from(chunk));
     return parseFeedLines(Buffer.concat(chunks).toString('utf8'));
   }
 
@@ -319,7 +356,7 @@ export class AnalyticsStore {
   exportEvents(orgId: string, timeZone: string, req: ExportRequest): AsyncIterable<Uint8Array> {
     const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
     const params: QueryParams = { orgId, fromMicros: fromMicros.toString(), toMicros: toMicros.toString(), ...filterParams(req.filters) };
-    return exportBytes(this.transport.streamBytes(exportLinesSql(filterFlags(req.filters), req.format), params, EXPORT_LINES_FORMAT), req.format);
+    return exportBytes(this.transport.streamBytes(this.#read(exportLinesSql(filterFlags(req.filters), req.format)), params, EXPORT_LINES_FORMAT), req.format);
   }
 
   /**
@@ -357,12 +394,12 @@ export class AnalyticsStore {
       this.lastAggregateSource = rollup && buckets.slotSeconds === ROLLUP_SLOT_SECONDS ? 'rollup' : 'raw';
       const rows =
         this.lastAggregateSource === 'rollup'
-          ? await this.transport.queryRows<{ slot: string; events: string }>(rollupSlotsSql(filter !== undefined), {
+          ? await this.transport.queryRows<{ slot: string; events: string }>(this.#read(rollupSlotsSql(filter !== undefined)), {
               ...rollupParams,
               dimension: filter ?? TIME_DIMENSION,
               ...(filter !== undefined ? { value: String(req.filters[filter]) } : {}),
             })
-          : await this.transport.queryRows<{ slot: string; events: string }>(aggregateSlotsSql(flags), params);
+          : await this.transport.queryRows<{ slot: string; events: string }>(this.#read(aggregateSlotsSql(flags)), params);
       const counts = bucketSlots(
         buckets,
         rows.map((r) => ({ slot: Number(r.slot), events: Number(r.events) })),
@@ -373,24 +410,27 @@ export class AnalyticsStore {
     params.limit = req.limit ?? 10;
     this.lastAggregateSource = rollup ? 'rollup' : 'raw';
     const rows = rollup
-      ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(ROLLUP_TOP_SQL, {
+      ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(ROLLUP_TOP_SQL), {
           ...rollupParams,
           dimension: req.groupBy,
           limit: params.limit,
         })
-      : await this.transport.queryRows<{ key: string | null; events: string; total: string }>(aggregateTopSql(EVENT_FIELDS[req.groupBy].column, flags), params);
+      : await this.transport.queryRows<{ key: string | null; events: string; total: string }>(
+          this.#read(aggregateTopSql(EVENT_FIELDS[req.groupBy].column, flags)),
+          params,
+        );
     return { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) };
   }
 
   /** Visible events of an organisation (duplicates collapsed). */
   async countEvents(orgId: string): Promise<number> {
-    const [row] = await this.transport.queryRows<{ n: string }>(COUNT_EVENTS_SQL, { orgId });
+    const [row] = await this.transport.queryRows<{ n: string }>(this.#read(COUNT_EVENTS_SQL), { orgId });
     return Number(row?.n ?? 0);
   }
 
   /** Physical rows of an organisation, including not-yet-merged duplicates. */
   async countPhysicalRows(orgId: string): Promise<number> {
-    const [row] = await this.transport.queryRows<{ n: string }>(COUNT_PHYSICAL_ROWS_SQL, { orgId });
+    const [row] = await this.transport.queryRows<{ n: string }>(this.#read(COUNT_PHYSICAL_ROWS_SQL), { orgId });
     return Number(row?.n ?? 0);
   }
 
