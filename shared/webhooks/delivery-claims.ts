@@ -207,6 +207,14 @@ export class DeliveryClaims {
       return null;
     }
     const until = page.last;
+    if (page.events.length === 0) {
+      // Only later copies of events already sent: the position moves past them, no message.
+      await sql`
+        update webhook_endpoints set analytics_after_micros = ${until.ingestedAtMicros.toString()}, analytics_after_event = ${until.eventId},
+          analytics_lease_owner = null, analytics_lease_until = null
+        where id = ${e.id} and analytics_lease_owner = ${this.owner}`;
+      return null;
+    }
     const row = await sql.begin(async (tx) => {
       const [moved] = await tx<{ id: string }[]>`
         update webhook_endpoints set analytics_after_micros = ${until.ingestedAtMicros.toString()}, analytics_after_event = ${until.eventId},

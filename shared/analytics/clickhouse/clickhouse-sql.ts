@@ -91,6 +91,20 @@ ORDER BY created_at, event_id
 LIMIT {limit:UInt32}${READ_SETTINGS}`;
 }
 
+/** The sync window: the organisation's settled rows after a position (and up to one), filtered. */
+function syncWindow(f: FilterFlags & { afterEventId: boolean; until?: boolean }): string {
+  const position = f.afterEventId
+    ? `
+  AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')
+  AND (ingested_at, event_id) > (fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC'), {afterEventId:UUID})`
+    : `
+  AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')`;
+  // A resent analytics.events message reads exactly the range it was composed from.
+  const until = f.until ? `\n  AND (ingested_at, event_id) <= (fromUnixTimestamp64Micro({untilMicros:Int64}, 'UTC'), {untilEventId:UUID})` : '';
+  return `org_id = {orgId:String}${position}${until}
+  AND ingested_at <= now64(6) - toIntervalMillisecond({settleMillis:UInt32})${filterClauses(f)}`;
+}
+
 /**
  * Sync page, in (ingested_at, event_id) order, settled rows only. Params: orgId, sinceMicros,
  * settleMillis, limit, and when flagged: afterEventId, shortCode, clickSource, eventType.
@@ -115,17 +129,8 @@ LIMIT {limit:UInt32}${READ_SETTINGS}`;
  * between the two reads), the candidates may be fewer than the page needs, and the statement
  * reads plain FINAL over the whole window instead: the page is the same either way.
  */
-export function syncSql(f: FilterFlags & { afterEventId: boolean; until?: boolean }, select: string = SELECT_EVENT): string {
-  const position = f.afterEventId
-    ? `
-  AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')
-  AND (ingested_at, event_id) > (fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC'), {afterEventId:UUID})`
-    : `
-  AND ingested_at >= fromUnixTimestamp64Micro({sinceMicros:Int64}, 'UTC')`;
-  // A resent analytics.events message reads exactly the range it was composed from.
-  const until = f.until ? `\n  AND (ingested_at, event_id) <= (fromUnixTimestamp64Micro({untilMicros:Int64}, 'UTC'), {untilEventId:UUID})` : '';
-  const window = `org_id = {orgId:String}${position}${until}
-  AND ingested_at <= now64(6) - toIntervalMillisecond({settleMillis:UInt32})${filterClauses(f)}`;
+export function syncSql(f: FilterFlags & { afterEventId: boolean }): string {
+  const window = syncWindow(f);
   // (each candidate key has one copy, in the window; min created_at; max created_at; max ingested_at)
   const candidates = `(
   SELECT (count() = uniqExact(created_at, event_id) AND countIf(NOT (${window})) = 0, min(created_at), max(created_at), max(ingested_at))
@@ -137,7 +142,7 @@ export function syncSql(f: FilterFlags & { afterEventId: boolean; until?: boolea
     ORDER BY ingested_at, event_id
     LIMIT {limit:UInt32}))`;
   return `WITH ${candidates} AS candidates
-SELECT ${select}
+SELECT ${SELECT_EVENT}
 FROM ${EVENTS_TABLE} FINAL
 WHERE ${window}
   AND (NOT tupleElement(candidates, 1) OR (
@@ -222,15 +227,36 @@ const EVENT_JSON_LINE = `formatRow('JSONEachRow', ${EVENT_OBJECT_FIELDS.map((nam
 export const FEED_LINES_FORMAT = 'RawBLOB';
 
 /**
- * The analytics.events feed: a sync page (syncSql: settled rows in (ingested_at, event_id) order,
- * after a position, optionally up to one) printed one event a line as
- * `<ingested_at micros>\t<event_id>\t<event object JSON>\n`. A JSON line holds no raw tab or
- * newline, so the position splits off at the first two tabs. Params as syncSql, plus untilMicros
- * and untilEventId when `until`.
+ * The analytics.events feed: the first `limit` rows of the sync window (syncWindow) as stored,
+ * without FINAL, in (ingested_at, event_id) order, printed one a line as
+ * `<ingested_at micros>\t<event_id>\t<created_at micros>\t<event object JSON>\n` (a JSON line holds
+ * no raw tab or newline). A row is shown by FINAL unless an earlier-ingested copy of its event
+ * exists (keep_rank): feedCopiesSql finds those, and the caller drops them, so a page is the one
+ * FINAL would give, without FINAL's merge of the organisation's key range. Params as syncSql with
+ * afterEventId, plus untilMicros and untilEventId when `until`.
  */
 export function feedSql(until: boolean): string {
-  const printed = `concat(toString(toUnixTimestamp64Micro(ingested_at)), '\\t', toString(event_id), '\\t', ${EVENT_JSON_LINE})`;
-  return syncSql({ shortCode: false, clickSource: false, eventType: false, afterEventId: true, until }, printed);
+  const printed = `concat(toString(toUnixTimestamp64Micro(ingested_at)), '\\t', toString(event_id), '\\t', toString(toUnixTimestamp64Micro(created_at)), '\\t', ${EVENT_JSON_LINE})`;
+  return `SELECT ${printed}
+FROM ${EVENTS_TABLE}
+WHERE ${syncWindow({ shortCode: false, clickSource: false, eventType: false, afterEventId: true, until })}
+ORDER BY ingested_at, event_id
+LIMIT {limit:UInt32}${READ_SETTINGS}`;
+}
+
+/**
+ * The events of a feed page stored more than once: each one's event id and its first copy's
+ * ingested_at (micros). Copies share created_at, so the lookup reads only the page's click-time
+ * span. Params: orgId, fromMicros and toMicros (the span, inclusive), eventIds (Array(UUID)).
+ */
+export function feedCopiesSql(): string {
+  return `SELECT toString(event_id) AS eventId, toString(toUnixTimestamp64Micro(min(ingested_at))) AS firstMicros
+FROM ${EVENTS_TABLE}
+WHERE org_id = {orgId:String}
+  AND created_at BETWEEN fromUnixTimestamp64Micro({fromMicros:Int64}, 'UTC') AND fromUnixTimestamp64Micro({toMicros:Int64}, 'UTC')
+  AND event_id IN {eventIds:Array(UUID)}
+GROUP BY created_at, event_id
+HAVING count() > 1${READ_SETTINGS}`;
 }
 
 export interface AggregateFilterFlags extends FilterFlags {

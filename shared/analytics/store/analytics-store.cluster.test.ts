@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClusterProxy, singleNodeStatement, type ClusterProxy, type RecordedStatement } from '../../../test/support/cluster-clickhouse-proxy.ts';
 import { startFakeClickHouse, type FakeClickHouse } from '../../../test/support/fake-clickhouse-http.ts';
 import { analyticsSchema, schemaStatements } from '../clickhouse/analytics-schema.ts';
-import { browseSql, syncSql } from '../clickhouse/clickhouse-sql.ts';
+import { browseSql, feedCopiesSql, feedSql, syncSql } from '../clickhouse/clickhouse-sql.ts';
 import type { ClusterOptions } from '../clickhouse/cluster-layout.ts';
 import { CREATE_EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HttpClickHouseTransport } from '../clickhouse/http-clickhouse-transport.ts';
@@ -210,11 +210,10 @@ GROUP BY org_id, event_type, dimension, value, slot`);
       })(),
     );
     await store.feedPage(orgId, { after: positionAt(0n), limit: 10 });
-    const [sync, browse, feed] = proxy.statements;
-    // The analytics.events feed reads the sync order: sequential consistency too.
-    expect(text(feed!)).toMatch(
-      /\nFROM analytics_events FINAL\n[\s\S]*, optimize_skip_unused_shards = 1, distributed_product_mode = 'local', select_sequential_consistency = 1$/,
-    );
+    const [sync, browse, feed, copies] = proxy.statements;
+    // The analytics.events feed reads the sync order, and its events' copies: sequential consistency too.
+    expect(text(feed!)).toBe(`${feedSql(false)}, optimize_skip_unused_shards = 1, distributed_product_mode = 'local', select_sequential_consistency = 1`);
+    expect(text(copies!)).toBe(`${feedCopiesSql()}, optimize_skip_unused_shards = 1, distributed_product_mode = 'local', select_sequential_consistency = 1`);
     expect(text(sync!)).toBe(
       `${syncSql({ shortCode: false, clickSource: false, eventType: false, afterEventId: false })}, optimize_skip_unused_shards = 1, distributed_product_mode = 'local', select_sequential_consistency = 1`,
     );

@@ -401,6 +401,20 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       await sleep(SETTLE_MS * 2);
       const after = await syncAll(orgId, synced.last.nextSince ?? '', synced.last.afterEventId, 100);
       expect(after.events).toEqual([]); // the first-ingested copy keeps its place
+      // The feed, which reads without FINAL, leaves the later copies out the same way.
+      const feedFrom = async (from: FeedPosition): Promise<string[]> => {
+        const events: string[] = [];
+        for (let at = from, guard = 0; guard < 20; guard++) {
+          const p = await store.feedPage(orgId, { after: at, limit: 7 });
+          if (p.last === null) break;
+          events.push(...p.events);
+          at = p.last;
+        }
+        return events;
+      };
+      expect(await feedFrom(positionAt(0n))).toEqual(synced.events.map((e) => JSON.stringify(e)));
+      const syncedAt = { ingestedAtMicros: BigInt(isoMicros(synced.last.nextSince ?? '')), eventId: synced.last.afterEventId ?? '' };
+      expect(await feedFrom(syncedAt)).toEqual([]);
       const ndjson = await collect(store.exportEvents(orgId, 'UTC', exportReq({ from: '2026-05-05', to: '2026-05-05' })));
       expect(ndjson.trim().split('\n')).toHaveLength(20);
       // A merge collapses the copies the same way FINAL does: the first-ingested copy stays.

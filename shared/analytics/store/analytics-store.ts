@@ -22,7 +22,7 @@ import type { EventRecord } from '../events/analytics-event.ts';
 import { batchFromRecords, type EventBatch } from '../events/event-batch.ts';
 import { encodeEventBlockByColumn } from '../clickhouse/event-native-block.ts';
 import type { EventPage } from '../reads/event-page.ts';
-import { parseFeedLines, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
+import { feedPageOf, parseFeedLines, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
 import type { AggregateResponse } from '../reads/aggregate-response.ts';
@@ -41,6 +41,7 @@ import {
   EXPORT_LINES_FORMAT,
   exportLinesSql,
   FEED_LINES_FORMAT,
+  feedCopiesSql,
   feedSql,
   INSERT_COLUMNS,
   PING_SQL,
@@ -336,6 +337,7 @@ export class AnalyticsStore {
   /**
    * The analytics.events feed: up to `limit` settled events after `after` in sync order (and no
    * further than `until`, inclusive, when given: a resent message's range), printed by the engine.
+   * Two reads: the window's rows as stored, then which of them have another copy (feedSql).
    */
   async feedPage(orgId: string, o: { after: FeedPosition; until?: FeedPosition; limit: number }): Promise<FeedPage> {
     const params: QueryParams = {
@@ -349,7 +351,24 @@ export class AnalyticsStore {
     const chunks: Buffer[] = [];
     for await (const chunk of this.transport.streamBytes(this.#read(feedSql(o.until !== undefined), 'sync'), params, FEED_LINES_FORMAT))
       chunks.push(Buffer.from(chunk));
-    return parseFeedLines(Buffer.concat(chunks).toString('utf8'));
+    const rows = parseFeedLines(Buffer.concat(chunks).toString('utf8'));
+    const firstCopy = new Map<string, bigint>();
+    if (rows.length > 0) {
+      let from = rows[0]?.createdAtMicros as bigint;
+      let to = from;
+      for (const r of rows) {
+        if (r.createdAtMicros < from) from = r.createdAtMicros;
+        if (r.createdAtMicros > to) to = r.createdAtMicros;
+      }
+      const copies = await this.transport.queryRows<{ eventId: string; firstMicros: string }>(this.#read(feedCopiesSql(), 'sync'), {
+        orgId,
+        fromMicros: from.toString(),
+        toMicros: to.toString(),
+        eventIds: `[${rows.map((r) => `'${r.eventId}'`).join(',')}]`, // the engine's text of an Array(UUID); ids as it printed them
+      });
+      for (const c of copies) firstCopy.set(c.eventId, BigInt(c.firstMicros));
+    }
+    return feedPageOf(rows, firstCopy);
   }
 
   /** The export file (NDJSON or CSV) as UTF-8 byte chunks, printed by the database and streamed. */
