@@ -1,10 +1,12 @@
 // Invariant: the cluster primary and its workers talk only through these IPC messages. A worker
 // says 'hello' once it listens for messages (anything sent earlier would be lost) and starts
 // serving only after the primary's 'init' (the host's worker count). The primary serves
-// METRICS_PORT: each scrape gathers every live worker's registry as JSON, with a deadline, and
-// adds them up with its own.
+// METRICS_PORT: each scrape asks every live worker for its registry as JSON and, after the
+// answers or a deadline, adds up what the WorkerMetricsBook holds (a late worker's last answer,
+// exited workers' counters) with its own.
 import type { Cluster, Worker } from 'node:cluster';
 import type { MetricsJson } from '../shared/runtime/prometheus-metrics.ts';
+import { WorkerMetricsBook } from './worker-metrics.ts';
 
 export type PrimaryMessage = { t: 'init'; workers: number } | { t: 'metrics-collect'; id: number };
 
@@ -23,7 +25,12 @@ function isMessage<T extends { t: string }>(m: unknown): m is T {
  */
 export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t: 'init' }>): () => Promise<MetricsJson[]> {
   let nextId = 1;
+  const book = new WorkerMetricsBook();
   const gathering = new Map<number, { snapshots: MetricsJson[]; expected: number; done: () => void }>();
+  let retiring: Promise<void> = Promise.resolve();
+  cluster.on('exit', (worker: Worker) => {
+    retiring = retiring.then(() => book.exited(worker.id));
+  });
   cluster.on('message', (worker: Worker, raw: unknown) => {
     if (!isMessage<WorkerMessage>(raw)) return;
     if (raw.t === 'hello') {
@@ -31,6 +38,7 @@ export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t
       return;
     }
     if (raw.t === 'metrics-snapshot') {
+      book.answered(worker.id, raw.metrics);
       const g = gathering.get(raw.id);
       if (g) {
         g.snapshots.push(raw.metrics);
@@ -51,7 +59,8 @@ export function servePrimary(cluster: Cluster, init: Extract<PrimaryMessage, { t
     if (workers.length === 0) entry.done();
     await finished;
     gathering.delete(id);
-    return entry.snapshots;
+    await retiring;
+    return book.snapshots();
   };
 }
 
