@@ -62,7 +62,7 @@ describe.skipIf(!redisUrl)('npm run start:redirector (cluster)', () => {
   it('refuses to start without its servers, and on the uWS JS fallback', async () => {
     const noServers = start({ REDIRECT_PORT: '0' });
     expect(await noServers.exited).toBe(2);
-    expect(noServers.output()).toContain('needs DATABASE_URL, REDIS_URL, CLICKHOUSE_URL');
+    expect(noServers.output()).toContain('needs DATABASE_URL, REDIS_URL (or REDIS_CLUSTER_NODES), CLICKHOUSE_URL');
     const fallback = start({ ...env, REDIRECT_PORT: String(await freePort()), UWS_USE_FALLBACK: '1' });
     expect(await fallback.exited).toBe(3);
     expect(fallback.output()).toContain('refusing to run on the JS fallback');
