@@ -3,7 +3,7 @@
 // start on a held DATA_DIR and a start on a taken port exit non-zero with one line naming the
 // setting, no stack frame and no stray /tmp/pg-password-* file, and leave nothing running; Ctrl-C
 // (SIGINT to the whole process group, as a terminal sends it) and SIGTERM exit 0 with no error
-// line, the embedded Postgres stopped and the DATA_DIR lock released.
+// line, the embedded Postgres stopped and the DATA_DIR lock released (free to take; its file stays).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -11,10 +11,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedClusterDir } from '../shared/db/embedded-postgres-home.ts';
+import { tryLockFile } from '../shared/process/file-lock.ts';
 import { send } from './support/http-request.ts';
 import { apiClient, freePort, removeDir, runToExit, startProcess, tempDataDir, type ChildService } from './support/service-process.ts';
 
 const STACK_FRAME = /^\s+at /m;
+
+/** The DATA_DIR lock is free: this process can take it (and gives it back). Its file stays. */
+function expectLockFree(dataDir: string): void {
+  const lock = tryLockFile(join(dataDir, '.lock'));
+  expect(lock, `${dataDir}/.lock is still held`).not.toBeNull();
+  lock?.release();
+}
 
 function embeddedEnv(dataDir: string, apiPort: number, redirectPort: number): NodeJS.ProcessEnv {
   // No DEFAULT_SHORT_DOMAIN / SHORT_LINK_BASE_URL and the default LOG_LEVEL: what a user sees.
@@ -93,13 +101,13 @@ describe('npm start: one instance per DATA_DIR, links open as printed, clean sto
   it('a taken API_PORT or REDIRECT_PORT stops a start with one line naming it, leaving nothing running', async () => {
     await expectSetupFailure(embeddedEnv(other, apiPort, await freePort()), new RegExp(`API_PORT ${apiPort} is in use; set API_PORT`));
     expect(postmasterRuns(other)).toBe(false);
-    expect(existsSync(join(other, '.lock'))).toBe(false);
+    expectLockFree(other);
     const taken = await freePort();
     blocker = createServer().listen(taken, '127.0.0.1');
     await new Promise((r) => blocker!.once('listening', r));
     await expectSetupFailure(embeddedEnv(other, await freePort(), taken), new RegExp(`REDIRECT_PORT ${taken} is in use; set REDIRECT_PORT`));
     expect(postmasterRuns(other)).toBe(false);
-    expect(existsSync(join(other, '.lock'))).toBe(false);
+    expectLockFree(other);
   }, 120_000);
 
   it('Ctrl-C (SIGINT to the whole process group) exits 0 with no error line; Postgres stopped, lock released', async () => {
@@ -109,7 +117,7 @@ describe('npm start: one instance per DATA_DIR, links open as printed, clean sto
     expect(first.output().slice(before)).toMatch(/SIGINT: shutting down/);
     expect(first.output().slice(before)).not.toMatch(/error|failed/i);
     expect(postmasterRuns(dir)).toBe(false);
-    expect(existsSync(join(dir, '.lock'))).toBe(false);
+    expectLockFree(dir);
   }, 60_000);
 
   it('a stale lock (its pid is gone) is taken over; SIGTERM to the group exits 0 with no error line', async () => {
@@ -123,6 +131,6 @@ describe('npm start: one instance per DATA_DIR, links open as printed, clean sto
     expect(await first.stop('SIGTERM')).toBe(0);
     expect(first.output()).not.toMatch(/error|failed/i);
     expect(postmasterRuns(dir)).toBe(false);
-    expect(existsSync(join(dir, '.lock'))).toBe(false);
+    expectLockFree(dir);
   }, 120_000);
 });
