@@ -7,7 +7,9 @@ export default defineConfig({
     // The slower tiers run on their own: `npm run test:e2e`, `test:faults` and `test:deploy`.
     exclude: ['node_modules/**', 'data/**', '.tmp/**', ...E2E_SUITES, ...FAULT_SUITES, ...DEPLOY_SUITES],
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
+    // A hang guard, not a speed goal: a test that spawns the admin CLI six times (two organisations
+    // with keys) took over 30 s on a loaded 2-core host.
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     // Two cores: black-box suites boot whole services, so keep file concurrency modest.
     maxWorkers: 2,
