@@ -137,7 +137,8 @@ describe('expiry by time', () => {
     const codes: string[] = [];
     // Saved live, then made due at once: a save that comes after the expiry sends the message
     // itself (on a loaded host 150 saves outlast any fixed lead), and this test is the sweepers'.
-    for (let i = 0; i < 150; i++) codes.push((await saveLink(f.deps, f.actor, { url: `https://many${i}.example/`, expiresAt: soon(3_600_000) })).view.shortCode);
+    for (let i = 0; i < 150; i++)
+      codes.push((await saveLink(f.deps, f.actor, { url: `https://many${i}.example/`, expiresAt: soon(3_600_000) })).view.shortCode);
     await db.sql`update links set expires_at = now() - interval '1 second' where org_id = ${f.actor.org.id} and short_code = any(${codes})`;
     // A sweeper that meets rows the others hold (SKIP LOCKED) sees a short batch and stops for this
     // round, leaving the rest to its next one: rounds of four at once until none finds more.
