@@ -257,6 +257,32 @@ describe('maxClicks under concurrency', () => {
   });
 });
 
+describe('bots and maxClicks', () => {
+  it('a maxClicks 1 link survives a mail scanner, a link-preview crawler and curl, then serves one person; all four recorded', async () => {
+    const a = await redirector(counter);
+    const { view } = await saveLink(deps, actor, { url: 'https://once.example/', maxClicks: 1 });
+    a.sink.clear();
+    const bots = [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) BingPreview/1.0b',
+      'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+      'curl/8.5.0',
+    ];
+    const statuses: number[] = [];
+    for (const ua of bots) statuses.push((await send(a.server.port, `/${view.shortCode}`, { host: HOST, headers: { 'user-agent': ua } })).status);
+    expect(statuses).toEqual([302, 200, 302]);
+    expect(await counter.count(await linkId(view.shortCode))).toBe(0);
+    const person = await send(a.server.port, `/${view.shortCode}`, { host: HOST, headers: { 'user-agent': UAS[0] as string } });
+    expect([person.status, person.headers.location]).toEqual([302, 'https://once.example/']);
+    expect((await send(a.server.port, `/${view.shortCode}`, { host: HOST, headers: { 'user-agent': UAS[4] as string } })).status).toBe(410);
+    expect(a.sink.hits.map((h) => [h.eventType, h.userAgent])).toEqual([
+      ['CLICK', bots[0]],
+      ['METADATA_PREVIEW', bots[1]],
+      ['CLICK', bots[2]],
+      ['CLICK', UAS[0]],
+    ]);
+  });
+});
+
 async function linkId(shortCode: string): Promise<string> {
   const [row] = await db.sql<{ id: string }[]>`select id from links where short_code = ${shortCode}`;
   return row?.id ?? '';

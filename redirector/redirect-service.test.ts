@@ -69,12 +69,20 @@ function harness(countries: (string | null)[] = []) {
   return { entities, service, quota, usage, sink, errors };
 }
 
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+/** Bots of three kinds: a mail scanner, a link-preview crawler, a command-line client. */
+const BOTS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) BingPreview/1.0b',
+  'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+  'curl/8.5.0',
+];
+
 const facts = (over: Partial<RequestFacts> = {}): RequestFacts & { aborted: boolean } => ({
   method: 'GET',
   host: 'sho.rt',
   qr: false,
   accept: '*/*',
-  userAgent: 'curl/8.5.0',
+  userAgent: FIREFOX,
   referrer: null,
   secFetchDest: '',
   secFetchMode: '',
@@ -151,6 +159,21 @@ describe('RedirectService.answer', () => {
     expect(h.sink.hits).toHaveLength(2);
     await h.quota.close();
     expect(await h.usage.read('org-free', billingPeriod(Date.now()).periodStart)).toBe(2);
+  });
+
+  it('a bot is served and recorded but takes nothing: a maxClicks 1 link outlives a scanner, a crawler and curl, then serves one person; a FREE quota counts only people', async () => {
+    const h = harness();
+    h.entities.orgMap.set('org-free', organizationOf('org-free', 'FREE', 2));
+    h.entities.linkMap.set('onetime', linkOf({ orgId: 'org-free', shortCode: 'onetime', maxClicks: 1 }));
+    const outcomes: string[] = [];
+    for (const userAgent of BOTS) outcomes.push(httpAnswer(await h.service.answer(visit('onetime'), facts({ userAgent }), Date.now())).outcome);
+    expect(outcomes).toEqual(['redirect', 'preview', 'redirect']);
+    expect(httpAnswer(await h.service.answer(visit('onetime'), facts(), Date.now())).outcome).toBe('redirect');
+    expect(httpAnswer(await h.service.answer(visit('onetime'), facts(), Date.now())).outcome).toBe('expired');
+    // Every served visit is recorded, the bots' included; the quota counted the one person.
+    expect(h.sink.hits.map((hit) => hit.userAgent)).toEqual([...BOTS, FIREFOX]);
+    await h.quota.close();
+    expect(await h.usage.read('org-free', billingPeriod(Date.now()).periodStart)).toBe(1);
   });
 
   it('records nothing for a request whose client hung up while its answer waited for a load', async () => {

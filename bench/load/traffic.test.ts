@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseUserAgent } from '../../shared/analytics/enrichment/user-agent-details.ts';
-import { isPreviewCrawler } from '../../shared/redirects/crawler-detection.ts';
+import { botCategoryOf } from '../../shared/redirects/crawler-detection.ts';
 import { publicAddresses, trafficGenerator, USER_AGENTS, zipfSampler } from './traffic.ts';
 
 const visits = Array.from({ length: 50 }, (_, i) => ({ host: 'sho.rt', path: `/code${String(i).padStart(3, '0')}` }));
@@ -38,7 +38,7 @@ describe('traffic', () => {
   it('spreads the User-Agents over real browsers, phones and computers, none a crawler', () => {
     const devices = new Map<string, number>();
     for (const [ua, weight] of USER_AGENTS) {
-      expect(isPreviewCrawler(ua), ua).toBe(false);
+      expect(botCategoryOf(ua), ua).toBeNull();
       const d = parseUserAgent(ua);
       expect(d.browserName, ua).not.toBeNull();
       expect(d.osName, ua).not.toBeNull();

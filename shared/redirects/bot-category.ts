@@ -4,10 +4,37 @@
 // (browser fragments isbot takes for bot names) are cut out. No browser contains a token: the corpus
 // in test/fixtures/user-agents pins it. Pure and unmemoised: the caller memoises per User-Agent.
 import { isBot } from 'isbot';
-import { PREVIEW_CRAWLER_TOKENS } from './crawler-detection.ts';
 
 export const BOT_CATEGORIES = ['SEARCH_CRAWLER', 'LINK_PREVIEW', 'MAIL_SCANNER', 'MONITOR', 'HTTP_LIBRARY', 'HEADLESS', 'OTHER_BOT'] as const;
 export type BotCategory = (typeof BOT_CATEGORIES)[number];
+
+/** Link-preview fetchers of messengers and social networks, by tokens their in-app browsers do not send
+ * (search-engine crawlers and in-app browsers keep getting the real redirect). */
+export const PREVIEW_CRAWLER_TOKENS: readonly string[] = [
+  'facebookexternalhit', // Facebook, Messenger, Instagram; iMessage and LINE send it too
+  'facebookcatalog',
+  'facebot',
+  'twitterbot', // X/Twitter cards; also sent by iMessage
+  'slackbot', // Slackbot-LinkExpanding
+  'slack-imgproxy',
+  'whatsapp',
+  'telegrambot',
+  'linkedinbot',
+  'discordbot',
+  'pinterestbot',
+  'pinterest/0.', // Pinterest's preview fetcher ("Pinterest/0.2"); its in-app browser says "[Pinterest/…]"
+  'skypeuripreview',
+  'imessage',
+  'vkshare',
+  'redditbot',
+  'embedly',
+  'iframely',
+  'mastodon',
+  'bluesky',
+  'cardyb', // Bluesky card fetcher
+  'google-pagerenderer', // Google Chat / Docs link previews
+  'microsoftpreview', // Teams / Outlook previews
+];
 
 /** Browsers driven by a program. */
 const HEADLESS_TOKENS: readonly string[] = [
@@ -221,7 +248,7 @@ const ANY_CATEGORY = new RegExp(CATEGORY_PATTERNS.map(([, pattern]) => pattern.s
 const PERSON = new RegExp(PERSON_FRAGMENTS.map((fragment) => fragment.source).join('|'), 'gi');
 
 export function classifyUserAgent(userAgent: string): BotCategory | null {
-  if (userAgent === '') return 'OTHER_BOT';
+  if (userAgent.trim() === '') return 'OTHER_BOT';
   if (ANY_CATEGORY.test(userAgent)) for (const [category, pattern] of CATEGORY_PATTERNS) if (pattern.test(userAgent)) return category;
   return isBot(userAgent.replace(PERSON, '$1')) ? 'OTHER_BOT' : null;
 }

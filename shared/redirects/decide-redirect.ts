@@ -3,7 +3,7 @@
 // inputs and writes what this returns. Order of rules: unknown code (or a custom domain asked for
 // another organisation's code) → 404 EN001; suspended organisation → 403 SML010 (QR and crawlers
 // included, nothing recorded); archived → 410 EN002; QR image; FREE quota exhausted → 402 QE002
-// (crawlers are never counted, so never refused); expired (expiresAt passed, or maxClicks used
+// (bots, crawlers included, are never counted, so never refused); expired (expiresAt passed, or maxClicks used
 // up) → 302 to expiredUrl or 410 EN003; password without a valid cookie → the form (JSON: 401
 // SML011; crawlers: a preview without the destination's metadata); preview crawler → OG page;
 // the first link rule that holds (cloaked when the link is); deep link for the visitor's
@@ -23,7 +23,7 @@ import type { Organization } from '../orgs/organization.ts';
 import { billingPeriod } from '../quotas/billing-period.ts';
 import type { QuotaView } from '../quotas/quota-view.ts';
 import { negotiate } from './content-negotiation.ts';
-import { isPreviewCrawler } from './crawler-detection.ts';
+import { botCategoryOf, isPreviewCrawler } from './crawler-detection.ts';
 import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage, passwordPage, protectedPreviewPage } from './html-pages.ts';
 import { detectPlatform } from './platform-detection.ts';
 import { clickSourceOf, type RequestFacts } from './request-facts.ts';
@@ -43,7 +43,7 @@ export interface DecisionInput {
   org: Organization | null;
   /** Apps of the link's deep-link entries by mobileAppId; null or missing = unknown app. */
   apps: ReadonlyMap<string, MobileApp | null>;
-  /** Admission of one more click; null when not needed (crawler, no link…). */
+  /** Admission of one more click; null when not needed (a bot, no link…). */
   quota: QuotaView | null;
   /** Origin of the default smart links (shortLinkBase in shared/config). */
   shortLinkBase: string;
@@ -107,7 +107,7 @@ export const REDIRECT_CACHE_CONTROL = 'private, max-age=0';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 
-/** Whether the click quota must be consulted for this request (a counted visit, or its HEAD twin). */
+/** Whether the click quota must be consulted for this request (a person's visit, or its HEAD twin: bots never count). */
 export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'hostDomain' | 'org'>, facts: RequestFacts): boolean {
   const { link } = input;
   return (
@@ -116,7 +116,7 @@ export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'host
     link.isActive &&
     !isSuspended(input.org) &&
     hostServes(input.hostDomain, link) &&
-    !isPreviewCrawler(facts.userAgent)
+    botCategoryOf(facts.userAgent) === null
   );
 }
 
@@ -144,9 +144,9 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
   const destination = link.safeDestination;
   const crawler = isPreviewCrawler(facts.userAgent);
 
-  // A crawler is never counted (quotaApplies), so never refused for the quota.
+  // A bot is never counted (quotaApplies), so never refused for the quota.
   const quota = input.quota;
-  if (quota !== null && !quota.allowed && !crawler) {
+  if (quota !== null && !quota.allowed && botCategoryOf(facts.userAgent) === null) {
     const error = clickQuotaExhausted({
       shortCode: link.shortCode,
       currentClicks: quota.currentClicks,

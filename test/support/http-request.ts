@@ -1,6 +1,10 @@
 // Invariant: tests talk to the redirector over real HTTP with node:http (fetch cannot set Host),
-// one connection per request, redirects never followed.
+// one connection per request, redirects never followed. A request is a person's (a browser's
+// User-Agent) unless its headers name another: bots count toward neither maxClicks nor quotas.
 import { type Agent, request as httpRequest } from 'node:http';
+
+/** The User-Agent a request carries unless its headers give one (an empty one included). */
+export const PERSON_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 export interface TestResponse {
   status: number;
@@ -22,7 +26,7 @@ export function send(
         path,
         method: options.method ?? 'GET',
         agent: options.agent ?? false,
-        headers: { host: options.host ?? 'localhost:8080', ...options.headers },
+        headers: { host: options.host ?? 'localhost:8080', 'user-agent': PERSON_USER_AGENT, ...options.headers },
       },
       (res) => {
         const chunks: Buffer[] = [];

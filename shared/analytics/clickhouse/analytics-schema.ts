@@ -5,7 +5,7 @@
 // service runs. On one node every statement and setting is the single-node constant it always was.
 import { type ClusterOptions, clusterInsertSettings, clusterInsertSettingsSql, clusterReadSettingsSql, localTable } from './cluster-layout.ts';
 import { insertSettings } from './clickhouse-sql.ts';
-import { CREATE_EVENTS_TABLE, clusterEventsTables, EVENTS_TABLE, TUNE_EVENTS_TABLE, tuneClusterEventsTable } from './events-table.ts';
+import { ADD_EVENT_COLUMNS, CREATE_EVENTS_TABLE, clusterEventsTables, EVENTS_TABLE, TUNE_EVENTS_TABLE, tuneClusterEventsTable } from './events-table.ts';
 import {
   CLUSTER_ROLLUP_T0_LEAD_MS,
   clusterRollupTables,
@@ -24,7 +24,7 @@ import {
 export interface AnalyticsSchema {
   /** null on one node. */
   readonly cluster: ClusterOptions | null;
-  /** The events tables, created first. */
+  /** The events tables, created first, then given the columns an older version's tables lack. */
   readonly eventsTables: readonly string[];
   /** The rollup and its backfill bookkeeping, created before the view. */
   readonly rollupTables: readonly string[];
@@ -57,7 +57,7 @@ const MARK_DONE_VALUES = 'VALUES ({p:String}, {t0:Int64}, 1)';
 
 const SINGLE_NODE: AnalyticsSchema = {
   cluster: null,
-  eventsTables: [CREATE_EVENTS_TABLE],
+  eventsTables: [CREATE_EVENTS_TABLE, ADD_EVENT_COLUMNS],
   rollupTables: [CREATE_ROLLUP_TABLE, CREATE_ROLLUP_BACKFILL_TABLE],
   view: createRollupView,
   t0LeadMs: ROLLUP_T0_LEAD_MS,

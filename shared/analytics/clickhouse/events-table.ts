@@ -57,6 +57,22 @@ ENGINE = ReplacingMergeTree(keep_rank)
 ${LAYOUT}
 SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
 
+/**
+ * Adds every schema column a table made by an older version lacks, each after its predecessor in
+ * the schema (a no-op on a current table): rows stored before read the column's default, null for
+ * the nullable fields.
+ */
+function addMissingColumns(table: string, onCluster: string): string {
+  const clauses = EVENT_FIELD_NAMES.map((k, i) => {
+    const after = i === 0 ? 'FIRST' : `AFTER ${col(EVENT_FIELD_NAMES[i - 1] as keyof typeof EVENT_FIELDS)}`;
+    return `ADD COLUMN IF NOT EXISTS ${EVENT_FIELDS[k].column} ${EVENT_FIELDS[k].clickhouse} ${after}`;
+  });
+  return `ALTER TABLE ${table}${onCluster} ${clauses.join(',\n  ')}`;
+}
+
+/** The single-node table's missing columns (after CREATE_EVENTS_TABLE). */
+export const ADD_EVENT_COLUMNS = addMissingColumns(EVENTS_TABLE, '');
+
 /** Applies MERGE_SETTINGS to the events table (new or existing). */
 export const TUNE_EVENTS_TABLE = `ALTER TABLE ${EVENTS_TABLE} MODIFY SETTING ${MERGE_SETTINGS_SQL}`;
 
@@ -76,6 +92,8 @@ ENGINE = ${replicatedEngine('ReplacingMergeTree', EVENTS_TABLE, 'keep_rank')}
 ${LAYOUT}
 SETTINGS replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`,
     distributedTable(cluster, EVENTS_TABLE, `cityHash64(${col('orgId')})`),
+    addMissingColumns(local, ` ON CLUSTER ${cluster}`),
+    addMissingColumns(EVENTS_TABLE, ` ON CLUSTER ${cluster}`),
   ];
 }
 

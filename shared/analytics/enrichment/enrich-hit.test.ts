@@ -26,7 +26,12 @@ describe('user agents', () => {
       deviceType: 'DESKTOP',
       deviceBrand: null,
       deviceModel: null,
+      botCategory: null,
     });
+    expect(parseUserAgent('Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)').botCategory).toBe('LINK_PREVIEW');
+    expect(parseUserAgent('curl/8.5.0').botCategory).toBe('HTTP_LIBRARY');
+    expect(new UserAgentCache().get(null).botCategory).toBe('OTHER_BOT');
+    expect(new UserAgentCache().get('  ').botCategory).toBe('OTHER_BOT');
     expect(parseUserAgent(IPHONE_UA)).toMatchObject({
       deviceType: 'MOBILE',
       deviceBrand: 'Apple',

@@ -39,6 +39,7 @@ export const ENRICHMENT_SOURCES: Readonly<Record<EnrichedField, EnrichmentSource
   deviceType: 'userAgent',
   deviceBrand: 'userAgent',
   deviceModel: 'userAgent',
+  botCategory: 'userAgent',
 };
 
 const GEO_KEYS = ['country', 'countryCode', 'city', 'region'] as const satisfies readonly (keyof Geo & EnrichedField)[];
@@ -50,6 +51,7 @@ const UA_KEYS = [
   'deviceType',
   'deviceBrand',
   'deviceModel',
+  'botCategory',
 ] as const satisfies readonly (keyof UserAgentDetails & EnrichedField)[];
 for (const k of GEO_KEYS) if (ENRICHMENT_SOURCES[k] !== 'address') throw new Error(`${k} is enriched from the address`);
 for (const k of UA_KEYS) if (ENRICHMENT_SOURCES[k] !== 'userAgent') throw new Error(`${k} is enriched from the User-Agent`);

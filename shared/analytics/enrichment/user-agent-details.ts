@@ -2,10 +2,13 @@
 // MIT; never v2, which is AGPL). deviceType is MOBILE or TABLET when the parser says mobile or
 // tablet; when the parser names no device type, a known desktop operating system (Windows, macOS,
 // Linux distributions, ChromeOS, BSDs…) means DESKTOP; anything else (consoles, TVs, wearables,
-// bots, unknown clients) is null. Parses are cached by UA string.
+// bots, unknown clients) is null. botCategory is classifyUserAgent's (null for a person; a missing
+// or blank User-Agent is OTHER_BOT), the same the redirector decided the visit by. Parses are
+// cached by UA string.
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import type { DeviceType } from '../events/event-schema.ts';
+import { type BotCategory, classifyUserAgent } from '../../redirects/bot-category.ts';
 
 export interface UserAgentDetails {
   browserName: string | null;
@@ -15,6 +18,7 @@ export interface UserAgentDetails {
   deviceType: DeviceType | null;
   deviceBrand: string | null;
   deviceModel: string | null;
+  botCategory: BotCategory | null;
 }
 
 const NO_DETAILS: UserAgentDetails = Object.freeze({
@@ -25,6 +29,7 @@ const NO_DETAILS: UserAgentDetails = Object.freeze({
   deviceType: null,
   deviceBrand: null,
   deviceModel: null,
+  botCategory: 'OTHER_BOT',
 });
 
 /** OS names (as ua-parser-js 1.x spells them) that imply a desktop or laptop computer. */
@@ -88,6 +93,7 @@ export function parseUserAgent(ua: string): UserAgentDetails {
     deviceType: deviceTypeOf(r.device.type, osName),
     deviceBrand: orNull(r.device.vendor),
     deviceModel: orNull(r.device.model),
+    botCategory: classifyUserAgent(ua),
   };
 }
 

@@ -34,6 +34,7 @@ const SPEC_TABLE = [
   'utmSource',
   'utmMedium',
   'utmCampaign',
+  'botCategory',
 ];
 
 describe('event schema', () => {
@@ -58,6 +59,7 @@ describe('event schema', () => {
       'deviceType',
       'deviceBrand',
       'deviceModel',
+      'botCategory',
     ]);
     expect(Object.keys(NO_ENRICHMENT)).toEqual(ENRICHED_FIELDS);
     expect(Object.values(NO_ENRICHMENT).every((v) => v === null)).toBe(true);

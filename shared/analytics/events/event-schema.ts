@@ -6,6 +6,7 @@
 // the CSV column order. Every other statement of the event (TS types, DDL, insert and select
 // column lists, export SQL, the empty enrichment, the OpenAPI schema) is derived from it.
 import { z } from 'zod';
+import { BOT_CATEGORIES } from '../../redirects/bot-category.ts';
 
 export const EVENT_TYPES = ['CLICK', 'METADATA_PREVIEW'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -100,6 +101,7 @@ export const EVENT_FIELDS = {
   utmSource: link('utm_source', 'Nullable(String)', nullableText, 'nullable', 'utmSource'),
   utmMedium: link('utm_medium', LC_NULLABLE, nullableText, 'nullable', 'utmMedium'),
   utmCampaign: link('utm_campaign', 'Nullable(String)', nullableText, 'nullable', 'utmCampaign'),
+  botCategory: enriched('bot_category', z.enum(BOT_CATEGORIES).nullable()),
   ingestedAt: { column: 'ingested_at', clickhouse: `${DATETIME} DEFAULT now64(6)`, origin: 'server', inEvent: false, export: null, schema: text },
 } as const satisfies Record<string, EventFieldSpec>;
 

@@ -15,7 +15,7 @@ import { startFakeClickHouse, type FakeClickHouse } from '../../../test/support/
 import { analyticsSchema, schemaStatements } from '../clickhouse/analytics-schema.ts';
 import { browseSql, feedCopiesSql, feedSql, syncSql } from '../clickhouse/clickhouse-sql.ts';
 import type { ClusterOptions } from '../clickhouse/cluster-layout.ts';
-import { CREATE_EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import { ADD_EVENT_COLUMNS, CREATE_EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HttpClickHouseTransport } from '../clickhouse/http-clickhouse-transport.ts';
 import {
   CREATE_ROLLUP_BACKFILL_TABLE,
@@ -108,7 +108,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     const t0 = rollupViewT0(view?.sql ?? '');
     expect(t0).not.toBeNull();
     expect(sqlOf(ddl)).toEqual(trimmed(schemaStatements(analyticsSchema(CLUSTER), t0!)));
-    expect(ddl).toHaveLength(8);
+    expect(ddl).toHaveLength(10);
     for (const s of ddl) expect(s.sql).toMatch(/^(CREATE|ALTER) (TABLE|MATERIALIZED VIEW) (IF NOT EXISTS )?\w+ ON CLUSTER events /);
     const engines = ddl.flatMap((s) => [...s.sql.matchAll(/ENGINE = (\w+)/g)].map((m) => m[1]));
     expect(engines).toEqual([
@@ -121,9 +121,17 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     ]);
     // The view reads and writes the shards' local tables; the settings change goes to the local events table.
     expect(view!.sql).toMatch(/ TO analytics_rollup_15m_local AS\n[\s\S]*\n\s*FROM analytics_events_local\n/);
-    expect(ddl.filter((s) => s.sql.startsWith('ALTER')).map((s) => s.sql)).toEqual([
+    // An older version's events tables get the columns they lack, the local ones and the Distributed ones.
+    expect(ddl.filter((s) => s.sql.startsWith('ALTER')).map((s) => s.sql.split(' ADD COLUMN')[0])).toEqual([
+      'ALTER TABLE analytics_events_local ON CLUSTER events',
+      'ALTER TABLE analytics_events ON CLUSTER events',
       'ALTER TABLE analytics_events_local ON CLUSTER events MODIFY SETTING merge_selector_base = 10',
     ]);
+    for (const alter of ddl.filter((s) => s.sql.startsWith('ALTER')).slice(0, 2)) {
+      expect(alter.sql).toContain(
+        `ADD COLUMN IF NOT EXISTS ${EVENT_FIELDS.botCategory.column} LowCardinality(Nullable(String)) AFTER ${EVENT_FIELDS.utmCampaign.column}`,
+      );
+    }
 
     // The backfill asked every replica for partitions and inserted through the Distributed tables, acknowledged by the shard.
     expect(proxy.statements.some((s) => s.sql.includes('FROM clusterAllReplicas(events, system.parts)') && s.params.table === 'analytics_events_local')).toBe(
@@ -240,7 +248,9 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }));
     const ddl = proxy.statements.filter(isDdl);
     const t0 = rollupViewT0(ddl.find((s) => s.sql.includes('MATERIALIZED VIEW'))?.sql ?? '');
-    expect(sqlOf(ddl)).toEqual(trimmed([CREATE_EVENTS_TABLE, CREATE_ROLLUP_TABLE, CREATE_ROLLUP_BACKFILL_TABLE, createRollupView(t0!), TUNE_EVENTS_TABLE]));
+    expect(sqlOf(ddl)).toEqual(
+      trimmed([CREATE_EVENTS_TABLE, ADD_EVENT_COLUMNS, CREATE_ROLLUP_TABLE, CREATE_ROLLUP_BACKFILL_TABLE, createRollupView(t0!), TUNE_EVENTS_TABLE]),
+    );
     const insert = proxy.statements.find(isInsert);
     expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-3', insert_deduplicate: '1', async_insert: '0' });
     expect(text(proxy.statements.at(-1)!)).toBe(syncSql({ shortCode: false, clickSource: false, eventType: false, afterEventId: false }));

@@ -164,6 +164,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
         utmSource: 'newsletter',
         utmMedium: 'email',
         utmCampaign: 'spring',
+        botCategory: null,
       });
     });
 

@@ -27,7 +27,7 @@ import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
 import type { AggregateResponse } from '../reads/aggregate-response.ts';
 import { bucketSlots, timeBuckets } from '../reads/time-buckets.ts';
-import { EVENT_FIELDS } from '../events/event-schema.ts';
+import { EVENT_FIELD_NAMES, EVENT_FIELDS } from '../events/event-schema.ts';
 import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
 import {
   aggregateSlotsSql,
@@ -222,17 +222,19 @@ export class AnalyticsStore {
     await this.transport.exec(this.#schema.markDoneSql, { p: partition, t0: t0.toString() });
   }
 
-  /** Whether the connected node has every table of the cluster schema and the view, and the events table its merge settings. */
+  /** Whether the connected node has every table of the cluster schema and the view, and the events table every column and its merge settings. */
   async #clusterSchemaPresent(): Promise<boolean> {
     const { objects, tunedTable } = this.#schema;
     const here = 'FROM system.tables WHERE database = currentDatabase()';
-    const [row] = await this.transport.queryRows<{ present: number; engine: string }>(
+    const columns = EVENT_FIELD_NAMES.map((k) => `'${EVENT_FIELDS[k].column}'`).join(', ');
+    const [row] = await this.transport.queryRows<{ present: number; columns: number; engine: string }>(
       `SELECT hasAll((SELECT groupArray(name) ${here}), [${objects.map((n) => `'${n}'`).join(', ')}]) AS present,
+  hasAll((SELECT groupArray(name) FROM system.columns WHERE database = currentDatabase() AND table = '${tunedTable}'), [${columns}]) AS columns,
   (SELECT any(engine_full) ${here} AND name = '${tunedTable}') AS engine`,
       {},
     );
     const tuned = Object.entries(MERGE_SETTINGS).every(([k, v]) => new RegExp(`\\b${k} = ${v}(?![\\d.])`).test(row?.engine ?? ''));
-    return row?.present === 1 && tuned;
+    return row?.present === 1 && row.columns === 1 && tuned;
   }
 
   /** A read of the analytics tables (its SQL ends with a SETTINGS list) with the cluster's read settings, if any. */
