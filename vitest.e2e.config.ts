@@ -9,7 +9,8 @@ export default defineConfig({
     include: E2E_SUITES,
     exclude: ['node_modules/**', 'data/**', '.tmp/**'],
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
+    // A hang guard, not a speed goal (the admin CLI suites spawn a process per command).
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
     reporters: ['default'],
