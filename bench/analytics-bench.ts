@@ -314,19 +314,19 @@ const GEOS: readonly (readonly [string | null, string | null, string | null, str
   [null, null, null, null],
 ];
 
-/** [browserName, browserVersion, osName, osVersion, deviceType, deviceBrand, deviceModel]. */
-type UaFields = readonly [string | null, string | null, string | null, string | null, string | null, string | null, string | null];
+/** [browserName, browserVersion, osName, osVersion, deviceType, deviceBrand, deviceModel, botCategory]. */
+type UaFields = readonly [string | null, string | null, string | null, string | null, string | null, string | null, string | null, string | null];
 const UA_FIELDS: readonly UaFields[] = [
-  ['Chrome', '124.0.0.0', 'Windows', '10', 'DESKTOP', null, null],
-  ['Chrome', '124.0.0.0', 'Windows', '10', 'DESKTOP', null, null],
-  ['Mobile Safari', '17.4', 'iOS', '17.4', 'MOBILE', 'Apple', 'iPhone'],
-  ['Mobile Safari', '17.4', 'iOS', '17.4', 'MOBILE', 'Apple', 'iPhone'],
-  ['Chrome', '124.0.6367.82', 'Android', '14', 'MOBILE', 'Samsung', 'SM-S918B'],
-  ['Firefox', '125.0', 'Mac OS', '10.15', 'DESKTOP', 'Apple', 'Macintosh'],
-  ['Edge', '124.0.0.0', 'Windows', '10', 'DESKTOP', null, null],
-  ['Safari', '17.4.1', 'Mac OS', '10.15.7', 'DESKTOP', 'Apple', 'Macintosh'],
-  ['Mobile Safari', '17.4', 'iOS', '17.4', 'TABLET', 'Apple', 'iPad'],
-  [null, null, null, null, null, null, null],
+  ['Chrome', '124.0.0.0', 'Windows', '10', 'DESKTOP', null, null, null],
+  ['Chrome', '124.0.0.0', 'Windows', '10', 'DESKTOP', null, null, null],
+  ['Mobile Safari', '17.4', 'iOS', '17.4', 'MOBILE', 'Apple', 'iPhone', null],
+  ['Mobile Safari', '17.4', 'iOS', '17.4', 'MOBILE', 'Apple', 'iPhone', null],
+  ['Chrome', '124.0.6367.82', 'Android', '14', 'MOBILE', 'Samsung', 'SM-S918B', null],
+  ['Firefox', '125.0', 'Mac OS', '10.15', 'DESKTOP', 'Apple', 'Macintosh', null],
+  ['Edge', '124.0.0.0', 'Windows', '10', 'DESKTOP', null, null, null],
+  ['Safari', '17.4.1', 'Mac OS', '10.15.7', 'DESKTOP', 'Apple', 'Macintosh', null],
+  ['Mobile Safari', '17.4', 'iOS', '17.4', 'TABLET', 'Apple', 'iPad', null],
+  [null, null, null, null, null, null, null, 'OTHER_BOT'], // no User-Agent
 ];
 
 /** User-Agent strings for the JS-side hits (parsed for real by the product's enricher). */
@@ -403,6 +403,7 @@ export function generatorSql(): string {
     device_type: pickSql(column(UA_FIELDS, 4), 'ru'),
     device_brand: pickSql(column(UA_FIELDS, 5), 'ru'),
     device_model: pickSql(column(UA_FIELDS, 6), 'ru'),
+    bot_category: pickSql(column(UA_FIELDS, 7), 'ru'),
     utm_source: `if(rm % 10 < 3, ${pickSql(UTM_SOURCES, 'intDiv(rm, 10)')}, NULL)`,
     utm_medium: `if(rm % 10 < 3, ${pickSql(UTM_MEDIUMS, 'intDiv(rm, 100)')}, NULL)`,
     utm_campaign: `if(rm % 10 < 3, ${pickSql(UTM_CAMPAIGNS, 'intDiv(rm, 1000)')}, NULL)`,
