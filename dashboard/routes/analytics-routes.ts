@@ -5,8 +5,8 @@
 // unless the plan has ANALYTICS_EXPORT. Anyone who may see the organisation ('read') may read.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { AGGREGATE_DIMENSIONS, type AggregateDimension } from '../../shared/analytics/reads/analytics-params.ts';
-import type { AggregateResponse } from '../../shared/analytics/reads/aggregate-response.ts';
+import { DIMENSION_NAMES, type Dimension } from '../../shared/analytics/model/dimensions.ts';
+import type { AggregateResponse } from '../../shared/analytics/model/aggregate-response.ts';
 import { parseCalendarDate } from '../../shared/analytics/reads/local-day-range.ts';
 import { getOrganization } from '../../shared/orgs/org-repository.ts';
 import { featureNotAvailable } from '../../shared/orgs/plan-errors.ts';
@@ -35,7 +35,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: DashboardDep
     const series = await reads.aggregates(org, { ...q, groupBy: 'time' });
     const [previous, ...tops] = await Promise.all([
       reads.aggregates(org, { ...q, ...previousPeriod(series.from, series.to), groupBy: 'time', interval: series.interval }),
-      ...AGGREGATE_DIMENSIONS.map((d) => {
+      ...DIMENSION_NAMES.map((d) => {
         const { interval: _interval, ...rest } = q;
         return reads.aggregates(org, { ...rest, groupBy: d, limit: '10' });
       }),
@@ -43,7 +43,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: DashboardDep
     return {
       series,
       previous,
-      top: Object.fromEntries(AGGREGATE_DIMENSIONS.map((d, i) => [d, tops[i] ?? series])) as Record<AggregateDimension, AggregateResponse>,
+      top: Object.fromEntries(DIMENSION_NAMES.map((d, i) => [d, tops[i] ?? series])) as Record<Dimension, AggregateResponse>,
       exportAllowed: planHasFeature(org.plan, 'ANALYTICS_EXPORT'),
     };
   });

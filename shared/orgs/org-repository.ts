@@ -1,6 +1,7 @@
 // Invariant: organisations are created and changed only here; every change that a redirect
 // depends on (plan, limits, suspension) commits together with its organisation invalidation in
 // the outbox.
+import { isUuid } from '../ids/model/uuid.ts';
 import type { Sql } from '../db/database.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Tx } from '../db/database.ts';
@@ -18,7 +19,6 @@ export function isTimeZone(tz: string): boolean {
 }
 
 const orgNotFound = (id: string) => new AppError('EN001', `Organization '${id}' not found`);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function createOrganization(sql: Sql, input: { name: string; plan: Plan; timezone?: string; isDemo?: boolean }): Promise<Organization> {
   const timezone = input.timezone ?? 'Europe/Berlin';
@@ -32,7 +32,7 @@ export async function createOrganization(sql: Sql, input: { name: string; plan: 
 }
 
 export async function getOrganization(sql: Sql | Tx, id: string): Promise<Organization> {
-  if (!UUID.test(id)) throw orgNotFound(id);
+  if (!isUuid(id)) throw orgNotFound(id);
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
   if (!row) throw orgNotFound(id);
   return organizationFromRow(row);
@@ -103,8 +103,6 @@ export async function findDemoOrganization(sql: Sql): Promise<Organization | nul
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where is_demo order by created_at limit 1`;
   return row ? organizationFromRow(row) : null;
 }
-
-const isUuid = (id: string): boolean => UUID.test(id);
 
 /** Organisations by id (redirect path: one query for many ids); ids that are not UUIDs match nothing. */
 export async function findOrganizationsByIds(sql: Sql, ids: readonly string[]): Promise<Map<string, Organization>> {

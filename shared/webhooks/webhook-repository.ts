@@ -5,6 +5,7 @@
 // puts the same message (same id, same body: an analytics.events one reads its range again) back
 // in the queue. An endpoint that begins to want analytics.events (added, enabled, given the type)
 // gets the events stored from then on.
+import { isUuid } from '../ids/model/uuid.ts';
 import type { Sql } from '../db/sql.ts';
 import { AppError } from '../errors/app-error.ts';
 import { formatPgInstant } from '../time/instant.ts';
@@ -53,8 +54,6 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   createdAt: formatPgInstant(r.created_at),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function endpointNotFound(id: string): AppError {
   return new AppError('EN001', `Webhook endpoint ${id} not found`);
 }
@@ -97,7 +96,7 @@ export async function listEndpoints(sql: Sql, orgId: string): Promise<WebhookEnd
 }
 
 export async function findEndpoint(sql: Sql, orgId: string, id: string): Promise<WebhookEndpoint> {
-  if (!UUID.test(id)) throw endpointNotFound(id);
+  if (!isUuid(id)) throw endpointNotFound(id);
   const [row] = await sql<EndpointRow[]>`select * from webhook_endpoints where org_id = ${orgId} and id = ${id} and removed_at is null`;
   if (!row) throw endpointNotFound(id);
   return toEndpoint(row);

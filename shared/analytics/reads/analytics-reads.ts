@@ -2,7 +2,7 @@
 // validation (spec messages verbatim) happens behind it, and an export is a stream, never a
 // buffered file.
 import type { Organization } from '../../orgs/organization.ts';
-import type { AggregateResponse } from './aggregate-response.ts';
+import type { AggregateResponse } from '../model/aggregate-response.ts';
 
 export interface ExportStream {
   contentType: string;

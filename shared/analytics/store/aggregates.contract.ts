@@ -7,16 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { AnalyticsEvent, EventRecord } from '../events/analytics-event.ts';
 import { eventRecord, isoMicros, newOrgId } from '../events/analytics-fixtures.ts';
-import {
-  AGGREGATE_DIMENSIONS,
-  AGGREGATE_INTERVALS,
-  parseAggregatesQuery,
-  parseEventsQuery,
-  type AggregatesRequest,
-  type BrowseRequest,
-} from '../reads/analytics-params.ts';
-import type { AggregateResponse } from '../reads/aggregate-response.ts';
-import { aggregateResponseSchema } from '../reads/aggregate-response.ts';
+import { AGGREGATE_INTERVALS, DIMENSION_NAMES } from '../model/dimensions.ts';
+import { parseAggregatesQuery, parseEventsQuery, type AggregatesRequest, type BrowseRequest } from '../reads/analytics-params.ts';
+import type { AggregateResponse } from '../model/aggregate-response.ts';
+import { aggregateResponseSchema } from '../model/aggregate-response.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 
@@ -143,7 +137,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
       ).toBe(expected.length);
       expect(time.data.length, what).toBe(new Set(time.data.map((x) => x.key)).size);
 
-      const dim = pick(AGGREGATE_DIMENSIONS);
+      const dim = pick(DIMENSION_NAMES);
       const top = await aggregate(orgId, tz, { groupBy: dim, from, to, limit: '100', ...filters });
       expect(top.total, what).toBe(expected.length);
       const counts = new Map<string | null, number>();

@@ -25,9 +25,10 @@ import type { EventPage } from '../reads/event-page.ts';
 import { feedPageOf, parseFeedLines, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
-import type { AggregateResponse } from '../reads/aggregate-response.ts';
+import type { AggregateResponse } from '../model/aggregate-response.ts';
 import { bucketSlots, timeBuckets } from '../reads/time-buckets.ts';
 import { EVENT_FIELDS } from '../events/event-schema.ts';
+import { AGGREGATE_ONLY_DIMENSIONS, DIMENSION_NAMES } from '../model/dimensions.ts';
 import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
 import {
   aggregateSlotsSql,
@@ -109,7 +110,7 @@ export function aggregateFilterParams(f: AggregateFilters): Record<string, strin
 }
 
 /** Aggregate filters beyond Browse's, each an equality on its column. */
-const EXACT_FILTERS = ['countryCode', 'deviceType', 'referrerDomain', 'browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
+const EXACT_FILTERS = AGGREGATE_ONLY_DIMENSIONS;
 
 export function aggregateFilterFlags(f: AggregateFilters): AggregateFilterFlags {
   return { ...filterFlags(f), columns: EXACT_FILTERS.filter((k) => f[k] !== null).map((k) => ({ param: k, column: EVENT_FIELDS[k].column })) };
@@ -395,7 +396,7 @@ export class AnalyticsStore {
     const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to };
     // The rollup answers when the range is on its grid and at most one dimension is filtered
     // (besides eventType, which it keys); a dimension's top list only without such a filter.
-    const set = [...(['shortCode', 'clickSource'] as const), ...EXACT_FILTERS].filter((k) => req.filters[k] !== null);
+    const set = DIMENSION_NAMES.filter((k) => req.filters[k] !== null);
     const onGrid = fromMicros % BigInt(ROLLUP_SLOT_SECONDS * 1_000_000) === 0n && toMicros % BigInt(ROLLUP_SLOT_SECONDS * 1_000_000) === 0n;
     const rollup = this.useRollup && this.rollupReady && onGrid && (req.groupBy === 'time' ? set.length <= 1 : set.length === 0);
     const rollupParams = {
