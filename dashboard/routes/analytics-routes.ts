@@ -11,9 +11,8 @@ import { parseCalendarDate } from '../../shared/analytics/reads/local-day-range.
 import { getOrganization } from '../../shared/orgs/org-repository.ts';
 import { featureNotAvailable } from '../../shared/orgs/plan-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
-import { DOWNLOADS } from '../contract/routes.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
-import { orgIdOf, route } from '../http/route.ts';
+import { download, orgIdOf, route } from '../http/route.ts';
 
 const DAY_MS = 86_400_000;
 const dayText = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -48,11 +47,11 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: DashboardDep
     };
   });
 
-  app.get(DOWNLOADS.analyticsExport, { config: { access: 'read' } }, async (request, reply) => {
+  download(app, 'analyticsExport', 'read', async ({ query, request, reply }) => {
     const org = await getOrganization(deps.sql, orgIdOf(request));
     if (!planHasFeature(org.plan, 'ANALYTICS_EXPORT'))
       throw featureNotAvailable('ANALYTICS_EXPORT', org.plan, suggestFeatureUpgrade(org.plan, 'ANALYTICS_EXPORT'));
-    const file = await deps.analytics.export(org, request.query as Record<string, unknown>);
+    const file = await deps.analytics.export(org, query);
     reply.header('content-type', file.contentType);
     reply.header('content-disposition', `attachment; filename="${file.filename}"`);
     return reply.send(Readable.from(file.body));

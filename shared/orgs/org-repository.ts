@@ -6,6 +6,7 @@ import type { Sql } from '../db/database.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Tx } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
+import { fieldProblem } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from './organization.ts';
 import type { LimitOverrides, Plan } from './plans.ts';
 
@@ -20,7 +21,7 @@ export function isTimeZone(tz: string): boolean {
 
 const orgNotFound = (id: string) => new AppError('EN001', `Organization '${id}' not found`);
 
-export async function createOrganization(sql: Sql, input: { name: string; plan: Plan; timezone?: string; isDemo?: boolean }): Promise<Organization> {
+export async function createOrganization(sql: Sql | Tx, input: { name: string; plan: Plan; timezone?: string; isDemo?: boolean }): Promise<Organization> {
   const timezone = input.timezone ?? 'Europe/Berlin';
   if (!isTimeZone(timezone)) throw new AppError('VE001', `Unknown time zone '${timezone}'`);
   const [row] = await sql<OrganizationRow[]>`
@@ -89,8 +90,8 @@ export function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverr
 /** The dashboard's organisation settings: name, reporting time zone, and whether every member needs 2FA. */
 export function updateOrganizationSettings(sql: Sql, id: string, settings: { name: string; timezone: string; require2fa: boolean }): Promise<Organization> {
   const name = settings.name.trim();
-  if (name === '' || name.length > 200) throw new AppError('VE001', 'name: must be 1 to 200 characters', { field: 'name' });
-  if (!isTimeZone(settings.timezone)) throw new AppError('VE001', `timezone: unknown time zone '${settings.timezone}'`, { field: 'timezone' });
+  if (name === '' || name.length > 200) throw fieldProblem('name', 'must be 1 to 200 characters');
+  if (!isTimeZone(settings.timezone)) throw fieldProblem('timezone', `unknown time zone '${settings.timezone}'`);
   return changeOrganization(sql, id, async (tx) => {
     const [row] = await tx<OrganizationRow[]>`
       update organizations set name = ${name}, timezone = ${settings.timezone}, require_2fa = ${settings.require2fa}
@@ -101,6 +102,13 @@ export function updateOrganizationSettings(sql: Sql, id: string, settings: { nam
 
 export async function findDemoOrganization(sql: Sql): Promise<Organization | null> {
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where is_demo order by created_at limit 1`;
+  return row ? organizationFromRow(row) : null;
+}
+
+/** The organisation, or null when there is none of that id. */
+export async function findOrganization(sql: Sql | Tx, id: string): Promise<Organization | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
   return row ? organizationFromRow(row) : null;
 }
 
