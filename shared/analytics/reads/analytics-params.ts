@@ -291,3 +291,15 @@ export function parseEventsQuery(q: RawQuery): BrowseRequest | SyncRequest | App
 export function parseExportQuery(q: RawQuery): ExportRequest | AppError {
   return run(() => parseExport(q));
 }
+
+function must<T>(r: T | AppError): T {
+  if (r instanceof AppError) throw r;
+  return r;
+}
+
+/** parseEventsQuery, throwing the AppError (for handlers whose errors become the answer). */
+export const eventsRequestOf = (q: RawQuery): BrowseRequest | SyncRequest => must(parseEventsQuery(q));
+/** parseExportQuery, throwing the AppError. */
+export const exportRequestOf = (q: RawQuery): ExportRequest => must(parseExportQuery(q));
+/** parseAggregatesQuery, throwing the AppError. */
+export const aggregatesRequestOf = (q: RawQuery): AggregatesRequest => must(parseAggregatesQuery(q));

@@ -139,8 +139,8 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     for (const s of inserts) expect(settingsOf(s), s.sql).toMatchObject({ distributed_foreground_insert: '1', insert_quorum: '2' });
 
     // Counted once: the rollup answers the day's series with the 3 events.
-    const series = await store.aggregate(orgId, 'UTC', dailySeries(day));
-    expect(store.lastAggregateSource).toBe('rollup');
+    const { plan, response: series } = await store.aggregatePlanned(orgId, 'UTC', dailySeries(day));
+    expect(plan.source).toBe('rollup');
     expect(series.total).toBe(3);
   });
 

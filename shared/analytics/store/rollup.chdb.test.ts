@@ -92,10 +92,11 @@ describe('rollup on an existing installation (chDB)', () => {
         ];
         for (const q of queries) {
           const r = req({ ...range, ...q });
-          const fromRollup = await store.aggregate(orgId, tz, r);
-          expect(store.lastAggregateSource).toBe('rollup');
-          expect(fromRollup, JSON.stringify({ tz, range, q })).toEqual(await raw.aggregate(orgId, tz, r));
-          expect(raw.lastAggregateSource).toBe('raw');
+          const { plan, response: fromRollup } = await store.aggregatePlanned(orgId, tz, r);
+          expect(plan.source).toBe('rollup');
+          const fromRaw = await raw.aggregatePlanned(orgId, tz, r);
+          expect(fromRollup, JSON.stringify({ tz, range, q })).toEqual(fromRaw.response);
+          expect(fromRaw.plan.source).toBe('raw');
         }
       }
     }
@@ -103,8 +104,12 @@ describe('rollup on an existing installation (chDB)', () => {
     const clicks = [...old, ...spread(orgId, 500, Date.UTC(2026, 4, 10), 5 * 86_400_000), ...fresh].filter((e) => e.eventType === 'CLICK').length;
     expect(all.total).toBe(clicks);
     // Two filters: answered from raw events, the same way.
-    await store.aggregate(orgId, 'UTC', req({ from: '2026-04-01', to: '2026-04-30', groupBy: 'time', countryCode: 'DE', deviceType: 'MOBILE' }));
-    expect(store.lastAggregateSource).toBe('raw');
+    const twoFilters = await store.aggregatePlanned(
+      orgId,
+      'UTC',
+      req({ from: '2026-04-01', to: '2026-04-30', groupBy: 'time', countryCode: 'DE', deviceType: 'MOBILE' }),
+    );
+    expect(twoFilters.plan.source).toBe('raw');
 
     // Another process starting on the same database finds the backfill done and adds nothing.
     const [before] = await transport.queryRows<{ n: string }>(`SELECT toString(sum(events)) AS n FROM ${ROLLUP_TABLE}`, {});
@@ -147,8 +152,9 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     await store.insert(after, randomUUID()); // counted by the replaced one
     for (const q of [{ groupBy: 'time', interval: 'hour' }, ...DIMENSION_NAMES.map((d) => ({ groupBy: d, limit: '100' }))]) {
       const r = req({ from: '2026-06-01', to: '2026-06-02', ...q });
-      expect(await store.aggregate(orgId, 'UTC', r)).toEqual(await raw.aggregate(orgId, 'UTC', r));
-      expect(store.lastAggregateSource).toBe('rollup');
+      const { plan, response } = await store.aggregatePlanned(orgId, 'UTC', r);
+      expect(response).toEqual(await raw.aggregate(orgId, 'UTC', r));
+      expect(plan.source).toBe('rollup');
     }
     const clicks = [...before, ...after].filter((e) => e.eventType === 'CLICK').length;
     expect((await store.aggregate(orgId, 'UTC', req({ from: '2026-06-01', to: '2026-06-02', groupBy: 'time' }))).total).toBe(clicks);
