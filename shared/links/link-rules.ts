@@ -22,6 +22,17 @@ export function instantMs(text: string): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+const ZONELESS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
+
+/**
+ * An instant a link body carries (expiresAt): with its zone, or zone-less meaning UTC (DECISIONS:
+ * timestamps in). The text with its zone (`Z` added to a zone-less one), or null when it is not one.
+ */
+export function zonedInstant(text: string): string | null {
+  const zoned = ZONELESS.test(text) ? `${text}Z` : text;
+  return instantMs(zoned) === null ? null : zoned;
+}
+
 /** The rule a condition's value must follow, by type; null when the value is fine. Values are normalised by normaliseValue. */
 function valueProblem(type: RuleConditionType, value: string): string | null {
   switch (type) {
