@@ -7,7 +7,7 @@
 // cached by UA string.
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
-import type { DeviceType } from '../events/event-schema.ts';
+import type { DeviceType } from '../model/event-values.ts';
 import { type BotCategory, classifyUserAgent } from '../../redirects/bot-category.ts';
 
 export interface UserAgentDetails {
