@@ -5,6 +5,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { Table } from '../ui/Table.tsx';
 import { token } from '../ui/tokens.ts';
 
 export interface Bucket {
@@ -54,27 +55,18 @@ export function TimeSeriesChart({ title, timeZone, interval, current, previous }
     <figure className="chart">
       <div ref={holder} role="img" aria-label={`${title}: ${total.toLocaleString('en-GB')} events by ${interval}`} data-chart="time-series" />
       <figcaption>{title}</figcaption>
-      <table className="visually-hidden">
-        <caption>
-          {title}, by {interval}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Starts</th>
-            <th scope="col">Events</th>
-            {previous ? <th scope="col">Previous period</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {current.map((b, i) => (
-            <tr key={b.key}>
-              <th scope="row">{b.key}</th>
-              <td>{b.events}</td>
-              {previous ? <td>{previous[i]?.events ?? ''}</td> : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table<{ bucket: Bucket; previous?: Bucket }>
+        className="visually-hidden"
+        stack={false}
+        caption={`${title}, by ${interval}`}
+        rows={current.map((bucket, i) => ({ bucket, previous: previous?.[i] }))}
+        rowKey={(r) => r.bucket.key ?? ''}
+        columns={[
+          { heading: 'Starts', rowHeader: true, cell: (r) => r.bucket.key },
+          { heading: 'Events', cell: (r) => r.bucket.events },
+          previous && { heading: 'Previous period', cell: (r) => r.previous?.events ?? '' },
+        ]}
+      />
     </figure>
   );
 }

@@ -12,6 +12,7 @@ import { TopList } from '../analytics/TopList.tsx';
 import { type AnalyticsQuery, useAnalytics } from '../analytics/use-analytics.ts';
 import { appRoute } from '../routes/root.tsx';
 import { useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 
 /** Top lists, in page order, with their titles; each is also a filter parameter. */
@@ -37,6 +38,7 @@ const isDate = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{
 export const analyticsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/analytics',
+  staticData: { nav: { label: 'Analytics' } },
   validateSearch: (s: Record<string, unknown>): AnalyticsSearch => {
     const out: AnalyticsSearch = {};
     if (s.range === 'custom' || PRESETS.some((p) => p.id === s.range)) out.range = s.range as AnalyticsSearch['range'];
@@ -94,14 +96,13 @@ function AnalyticsPage() {
       <fieldset className="range">
         <legend>Range</legend>
         {PRESETS.map((p) => (
-          <button
+          <Button
             key={p.id}
-            type="button"
             aria-pressed={range === p.id}
             onClick={() => void navigate({ search: { ...search, range: p.id, from: undefined, to: undefined } })}
           >
             {p.label}
-          </button>
+          </Button>
         ))}
         <form onSubmit={applyCustom} className="filters" aria-label="Custom range">
           <Field
@@ -122,9 +123,9 @@ function AnalyticsPage() {
             onChange={setCustomTo}
             hint={`At most ${MAX_CUSTOM_DAYS} days, in ${timeZone}.`}
           />
-          <button type="submit" aria-pressed={custom}>
+          <Button type="submit" aria-pressed={custom}>
             Show custom range
-          </button>
+          </Button>
         </form>
       </fieldset>
       {activeFilters.length > 0 ? (
@@ -132,9 +133,9 @@ function AnalyticsPage() {
           {activeFilters.map(([d, v]) => (
             <li key={d}>
               {TOP_LISTS.find(([k]) => k === d)?.[1]}: {v}{' '}
-              <button type="button" className="secondary" onClick={() => setFilter(d, undefined)} aria-label={`Remove filter ${d}: ${v}`}>
+              <Button variant="secondary" onClick={() => setFilter(d, undefined)} aria-label={`Remove filter ${d}: ${v}`}>
                 Remove
-              </button>
+              </Button>
             </li>
           ))}
         </ul>
