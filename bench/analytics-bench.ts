@@ -25,7 +25,7 @@ import { ChdbTransport } from '../shared/analytics/clickhouse/chdb-transport.ts'
 import type { QueryParams } from '../shared/analytics/clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../shared/analytics/enrichment/enrich-hit.ts';
 import { localDayRangeMicros } from '../shared/analytics/reads/local-day-range.ts';
-import type { ClickSource, EventType } from '../shared/analytics/events/event-schema.ts';
+import type { ClickSource, EventType } from '../shared/analytics/model/event-values.ts';
 import type { RawHit } from '../shared/analytics/events/raw-hit.ts';
 import { EventWriteBuffer } from '../shared/analytics/write-path/event-write-buffer.ts';
 import type { EventSpool, SpooledBatch, SpoolEntry } from '../shared/analytics/write-path/event-spool.ts';

@@ -25,14 +25,13 @@ import { isPlan, type Plan } from '../shared/orgs/plans.ts';
 import { usageReport } from '../shared/quotas/usage-report.ts';
 import { UsageError, type CommandSpec, type OptionSpec, type Values } from './command-table.ts';
 import { textTable } from './text-table.ts';
+import { replayMessages, sendTestEvent } from '../shared/webhooks/webhook-actions.ts';
 import { WEBHOOK_EVENT_TYPES } from '../shared/webhooks/webhook-events.ts';
 import {
   addEndpoint,
   listEndpoints,
   removeEndpoint,
-  replayMessages,
   rotateSecret,
-  sendTestEvent,
   setEndpointEnabled,
   updateEndpoint,
   type WebhookEndpoint,

@@ -54,7 +54,7 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
     dnsServers: config.DNS_SERVERS,
     defaultHost: new URL(shortLinkBase(config)).hostname,
     now: Date.now,
-    onError: (err) => o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'domain check failed'),
+    onError: (err) => o.logger.warn({ err }, 'domain check failed'),
   });
   const { store } = await backends.analytics();
   const deps = {

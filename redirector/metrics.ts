@@ -7,7 +7,7 @@
 import type { Registry } from 'prom-client';
 import { readMetric } from '../shared/runtime/prometheus-metrics.ts';
 import type { CacheTier } from '../shared/cache/tiered-cache.ts';
-import { OUTCOMES, type Outcome } from '../shared/redirects/decide-redirect.ts';
+import { OUTCOMES, type Outcome } from '../shared/redirects/model/outcomes.ts';
 import { ENTITY_KINDS, type EntityKind } from './entity-kinds.ts';
 
 /** Answers the transport gives itself (no decision behind them). */

@@ -75,6 +75,13 @@ describe('architecture (dependency-cruiser)', () => {
       'dashboard/routes.ts': "import { x } from '../api/routes.ts';\nexport const d = x;\n",
       'dashboard/contract/routes.ts': 'export const ROUTES = {};\n',
       'dashboard/web/src/api.ts': "import { ROUTES } from '../../contract/routes.ts';\nimport { d } from '../../routes.ts';\nexport const w = [ROUTES, d];\n",
+      // The SPA may use a model module, not the rest of shared/.
+      'dashboard/web/src/rules.ts':
+        "import { isUuid } from '../../../shared/ids/model/uuid.ts';\nimport { s } from '../../../shared/links/save.ts';\nexport const r = [isUuid, s];\n",
+      'shared/ids/model/uuid.ts': 'export const isUuid = (text: string): boolean => text.length === 36;\n',
+      // A model module that is not browser-safe: a node: import and a server module of shared/.
+      'shared/ids/model/leaky.ts':
+        "import { createHash } from 'node:crypto';\nimport type { T } from '../../cache/types.ts';\nimport { isUuid } from './uuid.ts';\nexport const l: [unknown, T?, unknown?] = [createHash, undefined, isUuid];\n",
     };
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(probe, path)), { recursive: true });
@@ -89,6 +96,8 @@ describe('architecture (dependency-cruiser)', () => {
       .sort();
     expect(found).toEqual([
       'backends-chosen-once: redirector/server.ts -> shared/bus/redis-invalidation-bus.ts',
+      'models-are-browser-safe: shared/ids/model/leaky.ts -> crypto',
+      'models-are-browser-safe: shared/ids/model/leaky.ts -> shared/cache/types.ts',
       'no-circular-capabilities: shared/cache -> shared/limits',
       'no-circular-capabilities: shared/limits -> shared/cache',
       'no-circular: shared/db/database.ts -> shared/db/migrate.ts',
@@ -97,7 +106,8 @@ describe('architecture (dependency-cruiser)', () => {
       'product-never-imports-tests: ingest/main.ts -> test/support/helper.ts',
       'runtime-is-the-top-of-shared: shared/previews/preview.ts -> shared/runtime/open-backends.ts',
       'shared-never-imports-processes: shared/links/save.ts -> api/routes.ts',
-      'spa-imports-only-its-own-and-the-contract: dashboard/web/src/api.ts -> dashboard/routes.ts',
+      'spa-imports-only-models-and-the-contract: dashboard/web/src/api.ts -> dashboard/routes.ts',
+      'spa-imports-only-models-and-the-contract: dashboard/web/src/rules.ts -> shared/links/save.ts',
     ]);
   }, 60_000);
 });

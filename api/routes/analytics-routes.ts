@@ -1,9 +1,10 @@
 // Invariant: analytics routes check key, scope and their own rate-limit bucket first (declared as
 // config.auth, checked on request arrival), then the
-// plan feature (export: ANALYTICS_EXPORT, 402 FE001), then hand the query string to the
-// analytics read port. Exports stream straight to the socket.
+// plan feature (export: ANALYTICS_EXPORT, 402 FE001), then read the query string into a typed
+// request (analytics-params.ts) for the analytics read port. Exports stream straight to the socket.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { aggregatesRequestOf, eventsRequestOf, exportRequestOf, type RawQuery } from '../../shared/analytics/reads/analytics-params.ts';
 import { featureNotAvailable } from '../../shared/orgs/plan-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
@@ -12,12 +13,12 @@ import { principalOf } from '../authorize.ts';
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/link/external/v1/analytics/events', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
     const principal = principalOf(request);
-    return { response: await deps.analytics.list(principal.org, request.query as Record<string, unknown>) };
+    return { response: await deps.analytics.list(principal.org, eventsRequestOf(request.query as RawQuery)) };
   });
 
   app.get('/link/external/v1/analytics/aggregates', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
     const principal = principalOf(request);
-    return { response: await deps.analytics.aggregates(principal.org, request.query as Record<string, unknown>) };
+    return { response: await deps.analytics.aggregates(principal.org, aggregatesRequestOf(request.query as RawQuery)) };
   });
 
   app.get(
@@ -29,7 +30,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
       if (!planHasFeature(plan, 'ANALYTICS_EXPORT')) {
         throw featureNotAvailable('ANALYTICS_EXPORT', plan, suggestFeatureUpgrade(plan, 'ANALYTICS_EXPORT'));
       }
-      const file = await deps.analytics.export(principal.org, request.query as Record<string, unknown>);
+      const file = await deps.analytics.export(principal.org, exportRequestOf(request.query as RawQuery));
       reply.header('content-type', file.contentType);
       reply.header('content-disposition', `attachment; filename="${file.filename}"`);
       return reply.send(Readable.from(file.body));

@@ -64,3 +64,20 @@ export const DOWNLOADS = {
 } as const;
 
 export type RouteName = keyof typeof ROUTES;
+export type DownloadName = keyof typeof DOWNLOADS;
+
+/** The `:name` parameters of a path (a parameter ends at `/`; `.` may follow it, as in `:code/qr.:format`). */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+/** A route's or download's path parameters by name. */
+export type ParamsOf<K extends RouteName | DownloadName> = {
+  readonly [N in ParamNames<K extends RouteName ? (typeof ROUTES)[K][1] : (typeof DOWNLOADS)[K & DownloadName]>]: string;
+};
+
+/** The path of a route or download with its parameters filled in (each URI-encoded). */
+export function pathOf(template: string, params: Readonly<Record<string, string>>): string {
+  return template.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}

@@ -11,8 +11,8 @@ import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
 import { resolveRequestSchema, resolveResponseSchema } from '../../shared/redirects/resolve-link.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/webhook-events.ts';
 import type { RouteName } from './routes.ts';
-import { aggregateResponseSchema } from '../../shared/analytics/reads/aggregate-response.ts';
-import { AGGREGATE_DIMENSIONS } from '../../shared/analytics/reads/analytics-params.ts';
+import { aggregateResponseSchema } from '../../shared/analytics/model/aggregate-response.ts';
+import { DIMENSION_NAMES } from '../../shared/analytics/model/dimensions.ts';
 
 const role = z.enum(ROLES);
 const email = z.string().max(254);
@@ -171,7 +171,7 @@ export const SCHEMAS = {
       /** The same series over the period of the same length just before. */
       previous: aggregateResponseSchema,
       /** Every dimension's top 10 in the range, with the page's filters. */
-      top: z.record(z.enum(AGGREGATE_DIMENSIONS), aggregateResponseSchema),
+      top: z.record(z.enum(DIMENSION_NAMES), aggregateResponseSchema),
       /** The plan has ANALYTICS_EXPORT (the export download answers 402 FE001 otherwise). */
       exportAllowed: z.boolean(),
     }),

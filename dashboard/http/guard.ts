@@ -10,6 +10,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { roleMay } from '../../shared/accounts/roles.ts';
 import { loadSession } from '../../shared/accounts/sessions.ts';
+import { lacksRequiredTwoFactor } from '../../shared/accounts/two-factor-rule.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { accessDenied, rateLimited } from '../../shared/errors/domain-errors.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
@@ -44,11 +45,6 @@ function sameToken(a: string | undefined, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-const requireTwoFactor = async (deps: DashboardDeps, orgId: string): Promise<boolean> => {
-  const [row] = await deps.sql<{ require_2fa: boolean }[]>`select require_2fa from organizations where id = ${orgId}`;
-  return row?.require_2fa === true;
-};
-
 /** Routes a user who still has to set up 2FA may use (to set it up, or to leave). */
 const TWO_FACTOR_EXEMPT: ReadonlySet<Access> = new Set(['public', 'second_factor', 'user']);
 
@@ -74,7 +70,7 @@ export function installGuard(app: FastifyInstance, deps: DashboardDeps, cookie: 
       if (session.orgId === null || session.role === null || !roleMay(session.role, access as Exclude<Access, 'public' | 'second_factor' | 'user'>)) {
         throw accessDenied();
       }
-      if (!session.twoFactor && (await requireTwoFactor(deps, session.orgId))) throw new AppError('AU005');
+      if (await lacksRequiredTwoFactor(deps.sql, session)) throw new AppError('AU005');
     }
     if (unsafe) {
       const decision = await deps.rateLimiter.consume(`dashboard:${session.userId}`, WRITES_PER_MINUTE);

@@ -11,7 +11,8 @@ import type { z } from 'zod';
 import type { Permission } from '../../shared/accounts/roles.ts';
 import type { Session } from '../../shared/accounts/sessions.ts';
 import { AppError, AppErrorList } from '../../shared/errors/app-error.ts';
-import { ROUTES, type RouteName } from '../contract/routes.ts';
+import { fieldProblem } from '../../shared/errors/domain-errors.ts';
+import { DOWNLOADS, type DownloadName, type ParamsOf, ROUTES, type RouteName } from '../contract/routes.ts';
 import { SCHEMAS, type BodyOf, type ResponseOf } from '../contract/schemas.ts';
 
 export type Access = 'public' | 'second_factor' | 'user' | Permission;
@@ -25,9 +26,12 @@ declare module 'fastify' {
   }
 }
 
-export interface Ctx<K extends RouteName> {
+export interface Ctx<K extends RouteName> extends DownloadCtx<K> {
   body: BodyOf<K>;
-  params: Record<string, string>;
+}
+
+export interface DownloadCtx<K extends RouteName | DownloadName> {
+  params: ParamsOf<K>;
   query: Record<string, string | undefined>;
   request: FastifyRequest;
   reply: FastifyReply;
@@ -37,8 +41,7 @@ function fieldErrors(issues: readonly z.core.$ZodIssue[]): AppErrorList {
   return new AppErrorList(
     issues.map((i) => {
       const field = i.path.map(String).join('.') || 'body';
-      const message = i.code === 'invalid_type' && (i as { input?: unknown }).input === undefined ? 'is required' : i.message;
-      return new AppError('VE001', `${field}: ${message}`, { field });
+      return fieldProblem(field, i.code === 'invalid_type' && (i as { input?: unknown }).input === undefined ? 'is required' : i.message);
     }),
   );
 }
@@ -60,12 +63,28 @@ export function route<K extends RouteName>(app: FastifyInstance, name: K, access
       }
       return handler({
         body: body as BodyOf<K>,
-        params: (request.params ?? {}) as Record<string, string>,
+        params: (request.params ?? {}) as ParamsOf<K>,
         query: (request.query ?? {}) as Record<string, string | undefined>,
         request,
         reply,
       });
     },
+  });
+}
+
+/** A file download (GET, not JSON): declared like a route, by its name in DOWNLOADS; the handler sends the file. */
+export function download<K extends DownloadName>(app: FastifyInstance, name: K, access: Access, handler: (ctx: DownloadCtx<K>) => Promise<FastifyReply>): void {
+  app.route({
+    method: 'GET',
+    url: DOWNLOADS[name],
+    config: { access },
+    handler: async (request, reply) =>
+      handler({
+        params: (request.params ?? {}) as ParamsOf<K>,
+        query: (request.query ?? {}) as Record<string, string | undefined>,
+        request,
+        reply,
+      }),
   });
 }
 

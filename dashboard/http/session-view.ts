@@ -3,6 +3,7 @@
 import { membershipsOf } from '../../shared/accounts/memberships.ts';
 import { permissionsOf } from '../../shared/accounts/roles.ts';
 import type { Session } from '../../shared/accounts/sessions.ts';
+import { findOrganization } from '../../shared/orgs/org-repository.ts';
 import type { SessionView } from '../contract/schemas.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 
@@ -10,16 +11,15 @@ export async function sessionView(deps: DashboardDeps, s: Session): Promise<Sess
   const orgs = s.stage === 'full' ? await membershipsOf(deps.sql, s.userId) : [];
   let org: SessionView['org'] = null;
   if (s.stage === 'full' && s.orgId !== null && s.role !== null) {
-    const [row] = await deps.sql<{ name: string; plan: string; timezone: string; require_2fa: boolean }[]>`
-      select name, plan, timezone, require_2fa from organizations where id = ${s.orgId}`;
-    if (row)
+    const found = await findOrganization(deps.sql, s.orgId);
+    if (found)
       org = {
-        id: s.orgId,
-        name: row.name,
-        plan: row.plan,
-        timezone: row.timezone,
+        id: found.id,
+        name: found.name,
+        plan: found.plan,
+        timezone: found.timezone,
         role: s.role,
-        require2fa: row.require_2fa,
+        require2fa: found.require2fa,
         permissions: permissionsOf(s.role),
       };
   }

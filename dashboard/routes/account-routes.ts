@@ -3,12 +3,14 @@
 // secret, and answers the 10 recovery codes once; sessions are listed by a public handle only.
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
-import { hashPassword, passwordProblem, verifyPassword } from '../../shared/accounts/passwords.ts';
+import { changePassword } from '../../shared/accounts/change-password.ts';
+import { verifyPassword } from '../../shared/accounts/passwords.ts';
 import { recoveryCode, sha256 } from '../../shared/accounts/secrets.ts';
-import { createSession, endSessionByHandle, listSessions, loadSession, SESSION_ABSOLUTE_MS } from '../../shared/accounts/sessions.ts';
+import { endSessionByHandle, listSessions, loadSession, SESSION_ABSOLUTE_MS } from '../../shared/accounts/sessions.ts';
 import { matchingStep, newTotpSecret, totpUri } from '../../shared/accounts/totp.ts';
-import { disableTotp, enableTotp, getUser, setPasswordHash, setPendingTotpSecret, type User } from '../../shared/accounts/users.ts';
+import { disableTotp, enableTotp, getUser, setPendingTotpSecret, type User } from '../../shared/accounts/users.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { fieldProblem } from '../../shared/errors/domain-errors.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { setSessionCookie, type CookieSettings } from '../http/guard.ts';
 import { route, sessionOf } from '../http/route.ts';
@@ -16,7 +18,6 @@ import { sessionView } from '../http/session-view.ts';
 import type { FastifyRequest } from 'fastify';
 
 const RECOVERY_CODES = 10;
-const field = (name: string, message: string) => new AppError('VE001', `${name}: ${message}`, { field: name });
 
 export function registerAccountRoutes(app: FastifyInstance, deps: DashboardDeps, cookie: CookieSettings): void {
   async function me(request: FastifyRequest): Promise<User> {
@@ -24,8 +25,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: DashboardDeps,
     if (!user) throw new AppError('AU001');
     return user;
   }
-  async function provePassword(user: User, password: string, name = 'password'): Promise<void> {
-    if (!(await verifyPassword(user.passwordHash, password))) throw field(name, 'is not your current password');
+  async function provePassword(user: User, password: string): Promise<void> {
+    if (!(await verifyPassword(user.passwordHash, password))) throw fieldProblem('password', 'is not your current password');
   }
   async function viewOf(request: FastifyRequest) {
     const s = await loadSession(deps.sql, request.cookies[cookie.name], deps.now());
@@ -34,21 +35,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: DashboardDeps,
   }
 
   route(app, 'changePassword', 'user', async ({ body, request, reply }) => {
-    const user = await me(request);
-    await provePassword(user, body.currentPassword, 'currentPassword');
-    const problem = passwordProblem(body.newPassword);
-    if (problem) throw field('newPassword', problem);
-    const s = sessionOf(request);
-    await setPasswordHash(deps.sql, user.id, await hashPassword(body.newPassword), s.idHash);
-    const created = await createSession(deps.sql, {
-      userId: user.id,
-      orgId: s.orgId,
-      stage: 'full',
-      userAgent: request.headers['user-agent'] ?? null,
-      replacesIdHash: s.idHash,
-    });
-    setSessionCookie(reply, cookie, created.id, SESSION_ABSOLUTE_MS / 1000);
-    const fresh = await loadSession(deps.sql, created.id, deps.now());
+    const id = await changePassword(deps.sql, sessionOf(request), { ...body, userAgent: request.headers['user-agent'] ?? null });
+    setSessionCookie(reply, cookie, id, SESSION_ABSOLUTE_MS / 1000);
+    const fresh = await loadSession(deps.sql, id, deps.now());
     if (!fresh) throw new AppError('AU001');
     return sessionView(deps, fresh);
   });
@@ -56,7 +45,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: DashboardDeps,
   route(app, 'twoFactorStart', 'user', async ({ body, request }) => {
     const user = await me(request);
     await provePassword(user, body.password);
-    if (user.totpSecret) throw field('password', 'two-factor authentication is on already; turn it off first');
+    if (user.totpSecret) throw fieldProblem('password', 'two-factor authentication is on already; turn it off first');
     const secret = newTotpSecret();
     await setPendingTotpSecret(deps.sql, user.id, secret);
     const uri = totpUri(secret, user.email);
@@ -65,7 +54,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: DashboardDeps,
 
   route(app, 'twoFactorConfirm', 'user', async ({ body, request }) => {
     const user = await me(request);
-    if (!user.pendingTotpSecret) throw field('code', 'start the set-up again');
+    if (!user.pendingTotpSecret) throw fieldProblem('code', 'start the set-up again');
     const step = matchingStep(user.pendingTotpSecret, body.code.trim(), deps.now());
     if (step === null) throw new AppError('AU003', 'Wrong code', { field: 'code' });
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
@@ -87,7 +76,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: DashboardDeps,
 
   route(app, 'endSession', 'user', async ({ params, request }) => {
     const s = sessionOf(request);
-    if (!(await endSessionByHandle(deps.sql, s.userId, params.id ?? ''))) throw new AppError('EN001', 'Session not found');
+    if (!(await endSessionByHandle(deps.sql, s.userId, params.id))) throw new AppError('EN001', 'Session not found');
     return { ok: true as const };
   });
 }

@@ -3,8 +3,8 @@
 // wrong; each step that raises what a session may do issues a new session id (rotation).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptInvite, findInvite, inviteExpired } from '../../shared/accounts/invites.ts';
-import { addMembership, membershipsOf } from '../../shared/accounts/memberships.ts';
-import { hashPassword, passwordProblem, verifyPassword } from '../../shared/accounts/passwords.ts';
+import { membershipsOf } from '../../shared/accounts/memberships.ts';
+import { verifyPassword } from '../../shared/accounts/passwords.ts';
 import { normalizeRecoveryCode, sha256 } from '../../shared/accounts/secrets.ts';
 import {
   createSession,
@@ -17,19 +17,16 @@ import {
 } from '../../shared/accounts/sessions.ts';
 import { assertSignInAllowed, recordSignIn } from '../../shared/accounts/sign-in-throttle.ts';
 import { acceptTotp } from '../../shared/accounts/totp.ts';
-import { findUserByEmail, getUser, insertUser, isEmail, normalizeEmail, redeemRecoveryCode, type User } from '../../shared/accounts/users.ts';
+import { signUp } from '../../shared/accounts/sign-up.ts';
+import { findUserByEmail, getUser, redeemRecoveryCode, type User } from '../../shared/accounts/users.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { accessDenied } from '../../shared/errors/domain-errors.ts';
-import { createOrganization } from '../../shared/orgs/org-repository.ts';
-import type { Sql } from '../../shared/db/database.ts';
 import type { SessionView } from '../contract/schemas.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../http/guard.ts';
 import { route, sessionOf } from '../http/route.ts';
 import { sessionView } from '../http/session-view.ts';
 import type { FastifyInstance } from 'fastify';
-
-const field = (name: string, message: string) => new AppError('VE001', `${name}: ${message}`, { field: name });
 
 export function registerAuthRoutes(app: FastifyInstance, deps: DashboardDeps, cookie: CookieSettings): void {
   /** Issues a new session (deleting the request's old one) and answers its view. */
@@ -50,7 +47,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: DashboardDeps, co
     return sessionView(deps, session);
   }
 
-  app.get('/api/session', { config: { access: 'public' } }, async (request) => {
+  route(app, 'session', 'public', async ({ request }) => {
     if (request.session === null) throw new AppError('AU001');
     return sessionView(deps, request.session);
   });
@@ -78,20 +75,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: DashboardDeps, co
 
   route(app, 'signUp', 'public', async ({ body, request, reply }) => {
     if (deps.signUp !== 'open') throw accessDenied();
-    const email = normalizeEmail(body.email);
-    if (!isEmail(email)) throw field('email', 'must be an e-mail address');
-    const problem = passwordProblem(body.password);
-    if (problem) throw field('password', problem);
-    const name = body.organisation.trim();
-    if (name === '') throw field('organisation', 'must not be empty');
-    if (await findUserByEmail(deps.sql, email)) throw field('email', 'has an account already; sign in instead');
-    const hash = await hashPassword(body.password);
-    const { user, orgId } = await deps.sql.begin(async (tx) => {
-      const u = await insertUser(tx, email, hash);
-      const org = await createOrganization(tx as unknown as Sql, { name, plan: 'FREE' });
-      await addMembership(tx, org.id, u.id, 'owner');
-      return { user: u, orgId: org.id };
-    });
+    const { user, orgId } = await signUp(deps.sql, body);
     return begin(request, reply, user, 'full', orgId);
   });
 

@@ -31,8 +31,8 @@ const view = (d: DomainState) => ({
 });
 
 export function registerDomainRoutes(app: FastifyInstance, deps: DashboardDeps): void {
-  const own = async (orgId: string, id: string | undefined): Promise<DomainState> => {
-    const found = /^\d{1,15}$/.test(id ?? '') ? await findDomainState(deps.sql, orgId, Number(id)) : null;
+  const own = async (orgId: string, id: string): Promise<DomainState> => {
+    const found = /^\d{1,15}$/.test(id) ? await findDomainState(deps.sql, orgId, Number(id)) : null;
     if (!found) throw new AppError('EN001', 'Domain not found');
     return found;
   };

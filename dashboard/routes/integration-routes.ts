@@ -80,12 +80,12 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: DashboardD
   };
 
   route(app, 'updateApp', 'integrations:manage', async ({ body, params, request }) => {
-    const found = await ownApp(orgIdOf(request), params.id ?? '');
+    const found = await ownApp(orgIdOf(request), params.id);
     return appView(await updateStoreUrl(deps.sql, found.orgId, found.mobileAppId, storeUrl(body.storeUrl)));
   });
 
   route(app, 'removeApp', 'integrations:manage', async ({ params, request }) => {
-    const found = await ownApp(orgIdOf(request), params.id ?? '');
+    const found = await ownApp(orgIdOf(request), params.id);
     return appView(await removeApp(deps.sql, found.orgId, found.mobileAppId));
   });
 }

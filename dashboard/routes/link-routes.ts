@@ -16,7 +16,7 @@ import { smartLinkOf } from '../../shared/links/smart-link.ts';
 import { resolveLink } from '../../shared/redirects/resolve-link.ts';
 import { getOrganization } from '../../shared/orgs/org-repository.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
-import { orgIdOf, route, sessionOf } from '../http/route.ts';
+import { download, orgIdOf, route, sessionOf } from '../http/route.ts';
 import type { FastifyRequest } from 'fastify';
 
 export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): void {
@@ -35,7 +35,7 @@ export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): v
   route(app, 'links', 'read', async ({ query, request }) => listLinks(deps.sql, orgIdOf(request), parseListRequest(query), deps.shortLinkBase));
 
   route(app, 'link', 'read', async ({ params, request }) => {
-    const link = await ownLink(request, params.code ?? '');
+    const link = await ownLink(request, params.code);
     const apps = await findAppsForOrg(deps.sql, link.orgId, [link]);
     return toLinkResponse(link, apps, { shortLinkBase: deps.shortLinkBase, includeAppId: false });
   });
@@ -62,8 +62,7 @@ export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): v
     return { updated, failed };
   });
 
-  app.get<{ Params: { code: string; format: string } }>('/api/links/:code/qr.:format', { config: { access: 'read' } }, async (request, reply) => {
-    const { code, format } = request.params;
+  download(app, 'linkQr', 'read', async ({ params: { code, format }, request, reply }) => {
     if (format !== 'png' && format !== 'svg') throw new AppError('EN001', `No QR format '${format}'`);
     const link = await ownLink(request, code);
     const text = smartLinkOf(link.domainHost, deps.shortLinkBase, link.shortCode);

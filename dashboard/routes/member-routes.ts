@@ -45,17 +45,17 @@ export function registerMemberRoutes(app: FastifyInstance, deps: DashboardDeps):
     const orgId = orgIdOf(request);
     const pending = (await listInvites(deps.sql, orgId)).find((i) => i.id === params.id);
     if (pending && !mayManageRole(actorRole(request), pending.role)) throw accessDenied();
-    await revokeInvite(deps.sql, orgId, params.id ?? '');
+    await revokeInvite(deps.sql, orgId, params.id);
     return { ok: true as const };
   });
 
   route(app, 'changeRole', 'members:manage', async ({ body, params, request }) => {
-    await changeRole(deps.sql, actorRole(request), orgIdOf(request), params.userId ?? '', body.role);
+    await changeRole(deps.sql, actorRole(request), orgIdOf(request), params.userId, body.role);
     return { ok: true as const };
   });
 
   route(app, 'removeMember', 'members:manage', async ({ params, request }) => {
-    await removeMember(deps.sql, actorRole(request), orgIdOf(request), params.userId ?? '');
+    await removeMember(deps.sql, actorRole(request), orgIdOf(request), params.userId);
     return { ok: true as const };
   });
 }

@@ -1,23 +1,20 @@
 // Invariant: usage (everyone may see it) and the organisation's settings (owners change them).
 import type { FastifyInstance } from 'fastify';
 import { seatsUsed } from '../../shared/accounts/invites.ts';
+import { countActiveDomains } from '../../shared/domains/domain-repository.ts';
 import { getOrganization, updateOrganizationSettings } from '../../shared/orgs/org-repository.ts';
 import { usageReport } from '../../shared/quotas/usage-report.ts';
 import type { Organization } from '../../shared/orgs/organization.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { orgIdOf, route, sessionOf } from '../http/route.ts';
-import { AppError } from '../../shared/errors/app-error.ts';
+import { fieldProblem } from '../../shared/errors/domain-errors.ts';
 
 export function registerOrgRoutes(app: FastifyInstance, deps: DashboardDeps): void {
-  const orgView = async (org: Organization) => {
-    const [row] = await deps.sql<{ require_2fa: boolean }[]>`select require_2fa from organizations where id = ${org.id}`;
-    return { id: org.id, name: org.name, plan: org.plan, timezone: org.timezone, require2fa: row?.require_2fa ?? false };
-  };
+  const orgView = (org: Organization) => ({ id: org.id, name: org.name, plan: org.plan, timezone: org.timezone, require2fa: org.require2fa });
 
   route(app, 'usage', 'read', async ({ request }) => {
     const org = await getOrganization(deps.sql, orgIdOf(request));
     const report = await usageReport(deps.sql, org, deps.now());
-    const [domains] = await deps.sql<{ n: number }[]>`select count(*)::int as n from domains where org_id = ${org.id} and active`;
     return {
       plan: report.plan,
       periodStart: report.periodStart,
@@ -25,7 +22,7 @@ export function registerOrgRoutes(app: FastifyInstance, deps: DashboardDeps): vo
       clicks: report.clicks,
       totalOverageEur: report.totalOverageEur,
       seats: { used: await seatsUsed(deps.sql, org.id), limit: org.limits.seats },
-      domains: { used: domains?.n ?? 0, limit: org.limits.customDomains },
+      domains: { used: await countActiveDomains(deps.sql, org.id), limit: org.limits.customDomains },
     };
   });
 
@@ -34,7 +31,7 @@ export function registerOrgRoutes(app: FastifyInstance, deps: DashboardDeps): vo
   route(app, 'updateOrg', 'org:settings', async ({ body, request }) => {
     // An owner without 2FA who required it would lock themselves out of this very page.
     if (body.require2fa && !sessionOf(request).twoFactor) {
-      throw new AppError('VE001', 'require2fa: set up two-factor authentication for yourself first (Your account)', { field: 'require2fa' });
+      throw fieldProblem('require2fa', 'set up two-factor authentication for yourself first (Your account)');
     }
     return orgView(await updateOrganizationSettings(deps.sql, orgIdOf(request), body));
   });

@@ -5,6 +5,7 @@
 // membership in one transaction.
 import type { Sql, Tx } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
+import { fieldProblem } from '../errors/domain-errors.ts';
 import { quotaExceeded } from '../orgs/plan-errors.ts';
 import { getOrganization } from '../orgs/org-repository.ts';
 import { suggestLimitUpgrade } from '../orgs/plans.ts';
@@ -50,7 +51,6 @@ const fromRow = (r: InviteRow): PendingInvite => ({
 });
 
 export const inviteExpired = (): AppError => new AppError('AU004');
-const fieldError = (field: string, message: string) => new AppError('VE001', `${field}: ${message}`, { field });
 
 /** The link a person follows: the token is in the fragment, so it reaches no server log. */
 export function inviteUrl(dashboardUrl: string, token: string): string {
@@ -75,14 +75,14 @@ export interface CreateInviteInput {
 
 export async function createInvite(sql: Sql, input: CreateInviteInput): Promise<{ invite: PendingInvite; token: string }> {
   const email = input.email === null ? null : normalizeEmail(input.email);
-  if (email !== null && !isEmail(email)) throw fieldError('email', 'must be an e-mail address');
+  if (email !== null && !isEmail(email)) throw fieldProblem('email', 'must be an e-mail address');
   const token = randomToken();
   const row = await sql.begin(async (tx) => {
     await tx`select id from organizations where id = ${input.orgId} for update`;
     const org = await getOrganization(tx, input.orgId);
     if (email !== null) {
       const [member] = await tx`select 1 from memberships m join users u on u.id = m.user_id where m.org_id = ${org.id} and u.email = ${email}`;
-      if (member) throw fieldError('email', 'is already a member of this organisation');
+      if (member) throw fieldProblem('email', 'is already a member of this organisation');
       // A new invitation for the same address replaces the pending one (the seat stays the same).
       await tx`update invites set revoked_at = now() where org_id = ${org.id} and email = ${email} and accepted_at is null and revoked_at is null`;
     }
@@ -132,13 +132,13 @@ export async function acceptInvite(sql: Sql, token: string, input: { email?: str
   const invite = await findInvite(sql, token);
   if (!invite) throw inviteExpired();
   const email = normalizeEmail(invite.email ?? input.email ?? '');
-  if (!isEmail(email)) throw fieldError('email', 'must be an e-mail address');
+  if (!isEmail(email)) throw fieldProblem('email', 'must be an e-mail address');
   const existing = await findUserByEmail(sql, email);
   if (existing) {
-    if (!(await verifyPassword(existing.passwordHash, input.password))) throw fieldError('password', 'is not the password of this existing account');
+    if (!(await verifyPassword(existing.passwordHash, input.password))) throw fieldProblem('password', 'is not the password of this existing account');
   } else {
     const problem = passwordProblem(input.password);
-    if (problem) throw fieldError('password', problem);
+    if (problem) throw fieldProblem('password', problem);
   }
   const passwordHash = existing ? null : await hashPassword(input.password);
   const user = await sql.begin(async (tx) => {

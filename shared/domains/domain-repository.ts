@@ -86,6 +86,12 @@ export async function listDomains(sql: Sql, orgId: string): Promise<Domain[]> {
 }
 
 /** Every active custom domain (the redirector's domain directory). */
+/** How many of the organisation's domains are active (what its customDomains limit counts). */
+export async function countActiveDomains(sql: Sql, orgId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from domains where org_id = ${orgId} and active`;
+  return row?.n ?? 0;
+}
+
 export async function listActiveDomains(sql: Sql): Promise<Domain[]> {
   const rows = await sql<DomainRow[]>`select * from domains where active`;
   return rows.map(fromRow);

@@ -16,6 +16,9 @@ export const malformedBody = (): AppError => new AppError('VE001', 'Request body
 
 export const validationFailed = (message: string): AppError => new AppError('VE001', message);
 
+/** VE001 about one field of a form or body: `<field>: <message>`, details.field naming it (the form shows it there). */
+export const fieldProblem = (field: string, message: string): AppError => new AppError('VE001', `${field}: ${message}`, { field });
+
 export const constraintViolated = (message: string): AppError => new AppError('SML002', message);
 
 export const customDomainInactive = (domain: string): AppError =>

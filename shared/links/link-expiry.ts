@@ -8,6 +8,7 @@
 // cleared only after the commit). A save that changes expiresAt or maxClicks and leaves the link
 // live clears the mark, so the next expiry is sent again. Archived links are not sent; restored,
 // they are found again.
+import { isUuid } from '../ids/model/uuid.ts';
 import { findApps } from '../apps/mobile-app-repository.ts';
 import { shortLinkBase } from '../config/config.ts';
 import type { Sql, Tx } from '../db/sql.ts';
@@ -17,8 +18,6 @@ import { enqueueWebhookEvent } from '../webhooks/webhook-events.ts';
 import type { Link } from './link.ts';
 import { lockLinksByIdSkipLocked } from './link-repository.ts';
 import { toLinkResponse, type LinkResponse } from './link-response.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Marks the (locked) link's expiry as sent and queues link.expired, unless it was already; whether it did. */
 export async function queueLinkExpired(tx: Tx, link: Link, view: LinkResponse): Promise<boolean> {
@@ -120,7 +119,7 @@ export class LinkExpirySweep {
     const done: ExhaustedLink[] = [];
     let queued = 0;
     for (const entry of entries) {
-      if (!UUID.test(entry.linkId)) {
+      if (!isUuid(entry.linkId)) {
         done.push(entry);
         continue;
       }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { AppError } from '../errors/app-error.ts';
 import { constraintViolated, malformedBody, validationFailed } from '../errors/domain-errors.ts';
 import { AppError as AppErrorClass } from '../errors/app-error.ts';
-import { instantMs, rulesRequestSchema } from './link-rules.ts';
+import { rulesRequestSchema, zonedInstant } from './link-rules.ts';
 import { SHORT_CODE_PATTERN } from './short-code.ts';
 import { hasControlCharacter, isDeepLinkUri, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
 
@@ -57,9 +57,10 @@ export const saveLinkRequestSchema = z.object({
   // Link rules (link-rules.ts). A past expiresAt is allowed (the link is expired at once).
   expiresAt: z
     .string()
-    .refine((s) => instantMs(s) !== null, 'must be an ISO 8601 instant with its zone, e.g. 2026-12-01T00:00:00Z')
+    .refine((s) => zonedInstant(s) !== null, 'must be an ISO 8601 instant, e.g. 2026-12-01T00:00:00Z (without a zone: UTC)')
+    .transform((s) => zonedInstant(s) as string)
     .nullish()
-    .meta({ format: 'date-time' }),
+    .meta({ format: 'date-time', description: 'With its zone, or without one meaning UTC.' }),
   maxClicks: z.number().int().min(1, 'must be at least 1').max(2_147_483_647, 'must be at most 2147483647').nullish(),
   expiredUrl: optionalHttpUrl,
   // Write-only; "" (or null) removes the password.

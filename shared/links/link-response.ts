@@ -10,7 +10,7 @@ import { PLATFORMS } from '../apps/platform.ts';
 import { previewMetadataSchema } from '../previews/effective-preview-metadata.ts';
 import { formatPgInstant } from '../time/instant.ts';
 import { CHANGE_SOURCES, LINK_BEHAVIOURS, type Link } from './link.ts';
-import { RULE_CONDITION_TYPES } from './link-rules.ts';
+import { RULE_CONDITION_TYPES } from './model/link-rules-model.ts';
 import { smartLinkOf } from './smart-link.ts';
 
 const changeSource = z.enum(CHANGE_SOURCES);

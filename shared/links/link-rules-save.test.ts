@@ -114,6 +114,16 @@ describe('link rules on the save path', () => {
     expect(view.expiresAt).toBe('2001-01-01T00:00:00Z');
   });
 
+  it('reads a zone-less expiresAt as UTC, like the same instant with its offset', async () => {
+    const zoneless = await saveLink(deps, actor, { url: 'https://e.example/z', expiresAt: '2099-06-01T12:00:00' });
+    expect(zoneless.view.expiresAt).toBe('2099-06-01T12:00:00Z');
+    const offset = await saveLink(deps, actor, { url: 'https://e.example/o', expiresAt: '2099-06-01T14:00:00+02:00' });
+    expect(offset.view.expiresAt).toBe('2099-06-01T12:00:00Z');
+    const fraction = await saveLink(deps, actor, { url: 'https://e.example/f', expiresAt: '2099-06-01T12:00:00.250' });
+    expect(fraction.view.expiresAt).toBe('2099-06-01T12:00:00.250Z');
+    expect((await errorsOf({ url: 'https://e.example/n', expiresAt: '2099-06-01' }))[0]?.message).toContain('expiresAt');
+  });
+
   it('answers an invalid rule with VE001 naming its path', async () => {
     const bad = [...RULES, { conditions: [{ type: 'planet', value: 'mars' }], url: 'https://x.example/' }];
     const [unknownType] = await errorsOf({ url: 'https://e.example/', rules: bad });

@@ -6,16 +6,10 @@
 // holds wins. A visitor fact a link's rules do not name is never computed (the country above all:
 // it costs a database lookup).
 import { z } from 'zod';
+import { DEVICE_CLASSES, type DeviceClass, MAX_RULE_CONDITIONS, MAX_RULES, RULE_CONDITION_TYPES, type RuleConditionType } from './model/link-rules-model.ts';
 import { safeWebUrl } from './safe-url.ts';
 import { hasControlCharacter, isHttpUrl, MAX_URL_LENGTH } from './url-rules.ts';
 
-export const RULE_CONDITION_TYPES = ['device', 'countryCode', 'language', 'queryParam', 'after', 'before'] as const;
-export type RuleConditionType = (typeof RULE_CONDITION_TYPES)[number];
-export const DEVICE_CLASSES = ['IOS', 'ANDROID', 'MOBILE', 'TABLET', 'DESKTOP'] as const;
-export type DeviceClass = (typeof DEVICE_CLASSES)[number];
-
-export const MAX_RULES = 20;
-export const MAX_RULE_CONDITIONS = 10;
 const MAX_QUERY_PARAM_LENGTH = 256;
 
 /** ISO 8601 with a time and a zone (Z or ±hh:mm), as every instant of the API. */
@@ -26,6 +20,17 @@ export function instantMs(text: string): number | null {
   if (!INSTANT.test(text)) return null;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : null;
+}
+
+const ZONELESS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
+
+/**
+ * An instant a link body carries (expiresAt): with its zone, or zone-less meaning UTC (DECISIONS:
+ * timestamps in). The text with its zone (`Z` added to a zone-less one), or null when it is not one.
+ */
+export function zonedInstant(text: string): string | null {
+  const zoned = ZONELESS.test(text) ? `${text}Z` : text;
+  return instantMs(zoned) === null ? null : zoned;
 }
 
 /** The rule a condition's value must follow, by type; null when the value is fine. Values are normalised by normaliseValue. */

@@ -1,10 +1,12 @@
 // Invariant: organisations are created and changed only here; every change that a redirect
 // depends on (plan, limits, suspension) commits together with its organisation invalidation in
 // the outbox.
+import { isUuid } from '../ids/model/uuid.ts';
 import type { Sql } from '../db/database.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
 import type { Tx } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
+import { fieldProblem } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from './organization.ts';
 import type { LimitOverrides, Plan } from './plans.ts';
 
@@ -18,9 +20,8 @@ export function isTimeZone(tz: string): boolean {
 }
 
 const orgNotFound = (id: string) => new AppError('EN001', `Organization '${id}' not found`);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function createOrganization(sql: Sql, input: { name: string; plan: Plan; timezone?: string; isDemo?: boolean }): Promise<Organization> {
+export async function createOrganization(sql: Sql | Tx, input: { name: string; plan: Plan; timezone?: string; isDemo?: boolean }): Promise<Organization> {
   const timezone = input.timezone ?? 'Europe/Berlin';
   if (!isTimeZone(timezone)) throw new AppError('VE001', `Unknown time zone '${timezone}'`);
   const [row] = await sql<OrganizationRow[]>`
@@ -32,7 +33,7 @@ export async function createOrganization(sql: Sql, input: { name: string; plan: 
 }
 
 export async function getOrganization(sql: Sql | Tx, id: string): Promise<Organization> {
-  if (!UUID.test(id)) throw orgNotFound(id);
+  if (!isUuid(id)) throw orgNotFound(id);
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
   if (!row) throw orgNotFound(id);
   return organizationFromRow(row);
@@ -89,8 +90,8 @@ export function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverr
 /** The dashboard's organisation settings: name, reporting time zone, and whether every member needs 2FA. */
 export function updateOrganizationSettings(sql: Sql, id: string, settings: { name: string; timezone: string; require2fa: boolean }): Promise<Organization> {
   const name = settings.name.trim();
-  if (name === '' || name.length > 200) throw new AppError('VE001', 'name: must be 1 to 200 characters', { field: 'name' });
-  if (!isTimeZone(settings.timezone)) throw new AppError('VE001', `timezone: unknown time zone '${settings.timezone}'`, { field: 'timezone' });
+  if (name === '' || name.length > 200) throw fieldProblem('name', 'must be 1 to 200 characters');
+  if (!isTimeZone(settings.timezone)) throw fieldProblem('timezone', `unknown time zone '${settings.timezone}'`);
   return changeOrganization(sql, id, async (tx) => {
     const [row] = await tx<OrganizationRow[]>`
       update organizations set name = ${name}, timezone = ${settings.timezone}, require_2fa = ${settings.require2fa}
@@ -104,7 +105,12 @@ export async function findDemoOrganization(sql: Sql): Promise<Organization | nul
   return row ? organizationFromRow(row) : null;
 }
 
-const isUuid = (id: string): boolean => UUID.test(id);
+/** The organisation, or null when there is none of that id. */
+export async function findOrganization(sql: Sql | Tx, id: string): Promise<Organization | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
+  return row ? organizationFromRow(row) : null;
+}
 
 /** Organisations by id (redirect path: one query for many ids); ids that are not UUIDs match nothing. */
 export async function findOrganizationsByIds(sql: Sql, ids: readonly string[]): Promise<Map<string, Organization>> {

@@ -8,6 +8,8 @@ export interface Organization {
   plan: Plan;
   timezone: string;
   suspended: boolean;
+  /** Members must have two-factor authentication to act in the organisation (the dashboard's AU005). */
+  require2fa: boolean;
   overrides: LimitOverrides;
   limits: PlanLimits;
 }
@@ -18,6 +20,7 @@ export interface OrganizationRow {
   plan: string;
   timezone: string;
   suspended: boolean;
+  require_2fa: boolean;
   links_per_month: number | null;
   clicks_per_month: number | null;
   crud_per_min: number | null;
@@ -39,9 +42,11 @@ export function organizationFromRow(row: OrganizationRow): Organization {
     plan: row.plan,
     timezone: row.timezone,
     suspended: row.suspended,
+    require2fa: row.require_2fa,
     overrides,
     limits: effectiveLimits(row.plan, overrides),
   };
 }
 
-export const ORG_COLUMNS = 'id, name, plan, timezone, suspended, links_per_month, clicks_per_month, crud_per_min, analytics_per_min, export_per_min';
+export const ORG_COLUMNS =
+  'id, name, plan, timezone, suspended, require_2fa, links_per_month, clicks_per_month, crud_per_min, analytics_per_min, export_per_min';

@@ -10,7 +10,7 @@
 // platform; cloak frame (unless the destination refuses framing); plain 302 to the normalised
 // destination (404 EN001 when the stored destination is no safe http(s) URL). Only a visit that
 // goes through records a hit; nothing expired, refused or asked for a password does.
-import type { ClickSource, EventType } from '../analytics/events/event-schema.ts';
+import type { ClickSource, EventType } from '../analytics/model/event-values.ts';
 import type { AppError } from '../errors/app-error.ts';
 import { accessDenied, linkArchived, linkExpired, linkNotFound, passwordRequired } from '../errors/domain-errors.ts';
 import { clickQuotaExhausted } from '../orgs/plan-errors.ts';
@@ -27,6 +27,7 @@ import { isPreviewCrawler } from './crawler-detection.ts';
 import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage, passwordPage, protectedPreviewPage } from './html-pages.ts';
 import { detectPlatform } from './platform-detection.ts';
 import { clickSourceOf, type RequestFacts } from './request-facts.ts';
+import type { Outcome } from './model/outcomes.ts';
 import { RequestVisitor } from './visitor.ts';
 import { androidIntentUrl, safeDeepLinkUrl, safeWebUrl } from '../links/safe-url.ts';
 
@@ -54,24 +55,6 @@ export interface DecisionInput {
   /** The request carries a valid password cookie for this link (only asked for links with a password). */
   passwordOk: boolean;
 }
-
-/** What a decision was, as the redirector counts it (redirector_requests_total's `outcome`). */
-export const OUTCOMES = [
-  'redirect',
-  'rule',
-  'cloak',
-  'app_page',
-  'app_fallback',
-  'preview',
-  'qr',
-  'not_found',
-  'archived',
-  'suspended',
-  'quota_exhausted',
-  'expired',
-  'password_required',
-] as const;
-export type Outcome = (typeof OUTCOMES)[number];
 
 export interface HitSpec {
   eventType: EventType;

@@ -3,7 +3,7 @@
 // during a connection); nothing here refers to uWS objects, so the decision can be computed (and
 // tested) without a server.
 // The click source is a function of these facts alone, following DECISIONS.md § Redirect.
-import type { ClickSource } from '../analytics/events/event-schema.ts';
+import type { ClickSource } from '../analytics/model/event-values.ts';
 import { negotiate } from './content-negotiation.ts';
 
 export interface RequestFacts {

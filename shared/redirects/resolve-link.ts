@@ -17,39 +17,9 @@ import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
 import type { QuotaView } from '../quotas/quota-view.ts';
 import { usageReport } from '../quotas/usage-report.ts';
 import { billingPeriod } from '../quotas/billing-period.ts';
-import { decideRedirect, quotaApplies, type DecisionInput, type Outcome } from './decide-redirect.ts';
+import { decideRedirect, quotaApplies, type DecisionInput } from './decide-redirect.ts';
+import { KIND_OF, RESOLVE_KINDS } from './model/outcomes.ts';
 import type { RequestFacts } from './request-facts.ts';
-
-export const RESOLVE_KINDS = [
-  'redirect',
-  'rule',
-  'cloak',
-  'deep_link',
-  'preview',
-  'password_required',
-  'expired',
-  'archived',
-  'suspended',
-  'quota_exhausted',
-  'not_found',
-] as const;
-export type ResolveKind = (typeof RESOLVE_KINDS)[number];
-
-const KIND_OF: Readonly<Record<Outcome, ResolveKind>> = {
-  redirect: 'redirect',
-  rule: 'rule',
-  cloak: 'cloak',
-  app_page: 'deep_link',
-  app_fallback: 'deep_link',
-  preview: 'preview',
-  qr: 'redirect',
-  not_found: 'not_found',
-  archived: 'archived',
-  suspended: 'suspended',
-  quota_exhausted: 'quota_exhausted',
-  expired: 'expired',
-  password_required: 'password_required',
-};
 
 const text = (max: number) => z.string().max(max, `size must be between 0 and ${max}`).nullish();
 

@@ -4,7 +4,8 @@
 // error; parsed once per distinct header in a bounded memo), the query's parameters (parsed once;
 // an empty query has none). The country is given (looked up by the caller
 // only for links with a country rule).
-import type { DeviceClass, Visitor } from '../links/link-rules.ts';
+import type { Visitor } from '../links/link-rules.ts';
+import type { DeviceClass } from '../links/model/link-rules-model.ts';
 import { type DeviceProfile, detectDevice } from './platform-detection.ts';
 
 /** Accept-Language and the query are read up to these lengths (longer values are cut, not refused). */

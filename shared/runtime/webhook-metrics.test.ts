@@ -16,7 +16,8 @@ import { eventRecords, sleep } from '../analytics/events/analytics-fixtures.ts';
 import { createOrganization } from '../orgs/org-repository.ts';
 import { createProcessMetrics } from './prometheus-metrics.ts';
 import { DeliveryWorker } from '../webhooks/delivery-worker.ts';
-import { addEndpoint, sendTestEvent } from '../webhooks/webhook-repository.ts';
+import { sendTestEvent } from '../webhooks/webhook-actions.ts';
+import { addEndpoint } from '../webhooks/webhook-repository.ts';
 
 let db: TestDatabase;
 let receiver: WebhookReceiver;

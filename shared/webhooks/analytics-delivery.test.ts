@@ -17,7 +17,8 @@ import { eventRecords, sleep } from '../analytics/events/analytics-fixtures.ts';
 import type { AnalyticsStore } from '../analytics/store/analytics-store.ts';
 import { analyticsBody } from './delivery-claims.ts';
 import { messageBody } from './webhook-events.ts';
-import { addEndpoint, replayMessages, setEndpointEnabled, updateEndpoint } from './webhook-repository.ts';
+import { replayMessages } from './webhook-actions.ts';
+import { addEndpoint, setEndpointEnabled, updateEndpoint } from './webhook-repository.ts';
 
 const SETTLE_MS = 50;
 let db: TestDatabase;

@@ -10,7 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/server
 import { open, webhookFixtures } from '../../test/support/webhook-fixtures.ts';
 import { saveLink } from '../links/save-link.ts';
 import { PER_ENDPOINT_IN_FLIGHT } from './delivery-claims.ts';
-import { addEndpoint, listAttempts, listEndpoints, replayMessages, rotateSecret, sendTestEvent } from './webhook-repository.ts';
+import { replayMessages, sendTestEvent } from './webhook-actions.ts';
+import { addEndpoint, listAttempts, listEndpoints, rotateSecret } from './webhook-repository.ts';
 
 let db: TestDatabase;
 const { actorOf, receiver, worker, until, waitFor, statusOf, deps, closeReceivers } = webhookFixtures(() => db.sql);

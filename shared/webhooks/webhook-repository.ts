@@ -1,14 +1,15 @@
 // Invariant: endpoints are managed here for the admin CLI and the dashboard alike. A URL is
 // checked by the address policy before it is saved; the secret is made here, sealed at rest
 // (webhook-secret.ts) and shown in full only to whoever adds or rotates it; listings show its last
-// 4 characters. A rotation keeps the previous secret signing for ROTATION_OVERLAP_MS. A replay
-// puts the same message (same id, same body: an analytics.events one reads its range again) back
-// in the queue. An endpoint that begins to want analytics.events (added, enabled, given the type)
+// 4 characters. A rotation keeps the previous secret signing for ROTATION_OVERLAP_MS. A requeued
+// message is the same message (same id, same body: an analytics.events one reads its range again).
+// An endpoint that begins to want analytics.events (added, enabled, given the type)
 // gets the events stored from then on.
+import { isUuid } from '../ids/model/uuid.ts';
 import type { Sql } from '../db/sql.ts';
 import { AppError } from '../errors/app-error.ts';
 import { formatPgInstant } from '../time/instant.ts';
-import { isWebhookEventType, messageBody, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events.ts';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events.ts';
 import { generateSecret, lastFour, openSecret, sealSecret } from './webhook-secret.ts';
 import { checkWebhookUrl } from './webhook-url-policy.ts';
 
@@ -53,8 +54,6 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   createdAt: formatPgInstant(r.created_at),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function endpointNotFound(id: string): AppError {
   return new AppError('EN001', `Webhook endpoint ${id} not found`);
 }
@@ -97,7 +96,7 @@ export async function listEndpoints(sql: Sql, orgId: string): Promise<WebhookEnd
 }
 
 export async function findEndpoint(sql: Sql, orgId: string, id: string): Promise<WebhookEndpoint> {
-  if (!UUID.test(id)) throw endpointNotFound(id);
+  if (!isUuid(id)) throw endpointNotFound(id);
   const [row] = await sql<EndpointRow[]>`select * from webhook_endpoints where org_id = ${orgId} and id = ${id} and removed_at is null`;
   if (!row) throw endpointNotFound(id);
   return toEndpoint(row);
@@ -163,57 +162,46 @@ export async function revealSecret(sql: Sql, settings: WebhookSettings, orgId: s
   return openSecret((row as { secret: string }).secret, settings.secretsKey);
 }
 
-/** Queues a test message for the endpoint (whatever event types it wants); its webhook-id. */
-export async function sendTestEvent(sql: Sql, orgId: string, id: string): Promise<string> {
-  const endpoint = await findEndpoint(sql, orgId, id);
-  const body = messageBody(TEST_EVENT_TYPE, { endpointId: endpoint.id, message: 'This is a test event.' });
+/** Stores a message for the endpoint, due now; its webhook-id. */
+export async function insertMessage(sql: Sql, m: { endpointId: string; orgId: string; type: string; body: string }): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
     insert into webhook_messages (id, endpoint_id, org_id, type, body)
-    values ('msg_' || replace(gen_random_uuid()::text, '-', ''), ${endpoint.id}, ${orgId}, ${TEST_EVENT_TYPE}, ${body})
+    values ('msg_' || replace(gen_random_uuid()::text, '-', ''), ${m.endpointId}, ${m.orgId}, ${m.type}, ${m.body})
     returning id`;
   return (row as { id: string }).id;
 }
 
-/** A replay range's bounds from ISO 8601 text; VE001 naming `from` or `to` otherwise (`to` after `from`). */
-export function parseReplayRange(input: { from: string; to: string }): { from: Date; to: Date } {
-  const at = (field: 'from' | 'to'): Date => {
-    const text = input[field].trim();
-    const d = new Date(text);
-    if (text === '' || Number.isNaN(d.getTime())) throw new AppError('VE001', `${field} must be a date and time (ISO 8601)`, { field });
-    return d;
-  };
-  const from = at('from');
-  const to = at('to');
-  if (to.getTime() <= from.getTime()) throw new AppError('VE001', 'to must be after from', { field: 'to' });
-  return { from, to };
-}
+/** Messages of the organisation to send again: one by id, or an endpoint's created in [from, to). */
+export type ReplaySelection = { messageId: string } | { endpointId: string; from: Date; to: Date };
 
 /**
- * Puts messages of the organisation back in the queue, as they were (same id, same body), due
- * now: one by id, or every one an endpoint was sent between two instants. A message merged into
- * another (MERGED) is replayed as the message that carried its events. The ids replayed.
+ * Puts the selected messages back in the queue as they were (same id, same body), due now; a
+ * message merged into another (MERGED) selects the message that carried its events, and one
+ * already PENDING stays as it is. The rows put back.
  */
-export async function replayMessages(sql: Sql, orgId: string, which: { messageId: string } | { endpointId: string; from: Date; to: Date }): Promise<string[]> {
+export async function requeueMessages(sql: Sql, orgId: string, which: ReplaySelection): Promise<{ id: string; endpointId: string; type: string }[]> {
   const chosen =
     'messageId' in which
       ? sql`select coalesce(merged_into, id) as id from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`
       : sql`
           select coalesce(merged_into, id) as id from webhook_messages
-          where endpoint_id = ${(await findEndpoint(sql, orgId, which.endpointId)).id} and org_id = ${orgId}
+          where endpoint_id = ${which.endpointId} and org_id = ${orgId}
             and created_at >= ${which.from.toISOString()} and created_at < ${which.to.toISOString()}`;
   const rows = await sql<{ id: string; endpoint_id: string; type: string }[]>`
     update webhook_messages set status = 'PENDING', failures = 0, next_attempt_at = now(), replayed_at = now(), lease_owner = null, lease_until = null
     where id in (${chosen}) and org_id = ${orgId} and status not in ('PENDING', 'MERGED') returning id, endpoint_id, type`;
-  // A replayed analytics.events message is its endpoint's next one (at most one a second, as ever).
-  const analytics = [...new Set(rows.filter((r) => r.type === 'analytics.events').map((r) => r.endpoint_id))];
-  if (analytics.length > 0) await sql`update webhook_endpoints set next_analytics_at = now() where id in ${sql(analytics)}`;
-  if ('messageId' in which && rows.length === 0) {
-    const [exists] = await sql<{ id: string }[]>`
-      select coalesce(merged_into, id) as id from webhook_messages where id = ${which.messageId} and org_id = ${orgId}`;
-    if (!exists) throw new AppError('EN001', `Webhook message ${which.messageId} not found`);
-    return [exists.id]; // already queued: it will be sent anyway
-  }
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, type: r.type }));
+}
+
+/** Makes each endpoint's next analytics.events message due now. */
+export async function analyticsDueNow(sql: Sql, endpointIds: readonly string[]): Promise<void> {
+  if (endpointIds.length > 0) await sql`update webhook_endpoints set next_analytics_at = now() where id in ${sql(endpointIds)}`;
+}
+
+/** The id of the message that carries `messageId`'s events (itself, or the one it was merged into); null when the organisation has none. */
+export async function findCarrierMessage(sql: Sql, orgId: string, messageId: string): Promise<string | null> {
+  const [row] = await sql<{ id: string }[]>`select coalesce(merged_into, id) as id from webhook_messages where id = ${messageId} and org_id = ${orgId}`;
+  return row?.id ?? null;
 }
 
 export interface WebhookAttempt {

@@ -11,7 +11,7 @@ import { effectiveLimits, type Plan } from '../../shared/orgs/plans.ts';
 
 export function organizationOf(id: string, plan: Plan, clicksPerMonth: number | null = null): Organization {
   const overrides = clicksPerMonth === null ? {} : { clicksPerMonth };
-  return { id, name: `org ${id}`, plan, timezone: 'Europe/Berlin', suspended: false, overrides, limits: effectiveLimits(plan, overrides) };
+  return { id, name: `org ${id}`, plan, timezone: 'Europe/Berlin', suspended: false, require2fa: false, overrides, limits: effectiveLimits(plan, overrides) };
 }
 
 export function linkOf(over: Partial<StoredLink> = {}): Link {

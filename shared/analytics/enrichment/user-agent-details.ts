@@ -5,7 +5,7 @@
 // bots, unknown clients) is null. Parses are cached by UA string.
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
-import type { DeviceType } from '../events/event-schema.ts';
+import type { DeviceType } from '../model/event-values.ts';
 
 export interface UserAgentDetails {
   browserName: string | null;

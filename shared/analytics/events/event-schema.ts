@@ -7,14 +7,7 @@
 // column lists, export SQL, the empty enrichment, the OpenAPI schema) is derived from it.
 import { z } from 'zod';
 
-export const EVENT_TYPES = ['CLICK', 'METADATA_PREVIEW'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const CLICK_SOURCES = ['DIRECT', 'QR_CODE', 'API', 'EMBED', 'UNKNOWN'] as const;
-export type ClickSource = (typeof CLICK_SOURCES)[number];
-
-export const DEVICE_TYPES = ['MOBILE', 'DESKTOP', 'TABLET'] as const;
-export type DeviceType = (typeof DEVICE_TYPES)[number];
+import { CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES } from '../model/event-values.ts';
 
 /** Version of the event object's shape; bump when a field changes meaning. */
 export const ANALYTICS_SCHEMA_VERSION = 1;

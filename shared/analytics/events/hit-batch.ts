@@ -9,7 +9,8 @@
 import type { EnrichedFields, HitLink } from './analytics-event.ts';
 import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
 import type { EventBatch, TextColumn } from './event-batch.ts';
-import { CLICK_SOURCES, ENRICHED_FIELDS, EVENT_FIELDS, EVENT_TYPES, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
+import { CLICK_SOURCES, EVENT_TYPES } from '../model/event-values.ts';
+import { ENRICHED_FIELDS, EVENT_FIELDS, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
 import { ipv4Value, Ipv4Ids } from '../../net/ipv4.ts';
 import type { RawHit } from './raw-hit.ts';
 

@@ -13,19 +13,33 @@
 import { AppError } from '../../errors/app-error.ts';
 import { validationFailed } from '../../errors/domain-errors.ts';
 import { isStorableMicros, parseInstantMicros, STORABLE_RANGE_TEXT } from '../../time/instant.ts';
-import { decodeBrowseCursor, isUuid, type BrowsePosition } from './browse-cursor.ts';
+import { isUuid } from '../../ids/model/uuid.ts';
+import { decodeBrowseCursor, type BrowsePosition } from './browse-cursor.ts';
 import { inclusiveDayCount, parseCalendarDate } from './local-day-range.ts';
-import { CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES, type ClickSource, type DeviceType, type EventType } from '../events/event-schema.ts';
-
-export const DEFAULT_EVENTS_LIMIT = 100;
-export const MAX_EVENTS_LIMIT = 5000;
-export const MAX_RANGE_DAYS = 186;
+import {
+  AGGREGATE_GROUPS,
+  AGGREGATE_INTERVALS,
+  AGGREGATE_ONLY_DIMENSIONS,
+  type AggregateGroup,
+  type AggregateInterval,
+  type AggregateOnlyDimension,
+  DEFAULT_AGGREGATE_LIMIT,
+  DEFAULT_EVENTS_LIMIT,
+  DIMENSIONS,
+  type Dimension,
+  type DimensionValue,
+  HOURLY_DEFAULT_MAX_DAYS,
+  MAX_AGGREGATE_LIMIT,
+  MAX_EVENTS_LIMIT,
+  MAX_RANGE_DAYS,
+} from '../model/dimensions.ts';
+import { EVENT_TYPES, type EventType } from '../model/event-values.ts';
 
 export type RawQuery = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface EventFilters {
-  shortCode: string | null;
-  clickSource: ClickSource | null;
+  shortCode: DimensionValue<'shortCode'> | null;
+  clickSource: DimensionValue<'clickSource'> | null;
   eventType: EventType | null;
 }
 
@@ -86,10 +100,27 @@ function enumValue<T extends string>(raw: string | undefined, enumName: string, 
   return hit;
 }
 
+/** A dimension's filter value as its registry entry reads it; null when absent. */
+function dimensionFilter<K extends Dimension>(q: RawQuery, name: K): DimensionValue<K> | null {
+  const raw = single(q, name);
+  if (raw === undefined) return null;
+  const filter = DIMENSIONS[name].filter as (typeof DIMENSIONS)[Dimension]['filter'];
+  switch (filter.kind) {
+    case 'exact':
+      return raw as DimensionValue<K>;
+    case 'upper':
+      return raw.toUpperCase() as DimensionValue<K>;
+    case 'lower':
+      return raw.toLowerCase() as DimensionValue<K>;
+    case 'enum':
+      return enumValue(raw, filter.enumName, filter.values) as DimensionValue<K>;
+  }
+}
+
 function filters(q: RawQuery): EventFilters {
   return {
-    shortCode: single(q, 'shortCode') ?? null,
-    clickSource: enumValue(single(q, 'clickSource'), 'ClickSource', CLICK_SOURCES),
+    shortCode: dimensionFilter(q, 'shortCode'),
+    clickSource: dimensionFilter(q, 'clickSource'),
     eventType: enumValue(single(q, 'eventType'), 'EventType', EVENT_TYPES),
   };
 }
@@ -187,41 +218,8 @@ function run<T>(f: () => T): T | AppError {
   }
 }
 
-export const AGGREGATE_DIMENSIONS = [
-  'shortCode',
-  'countryCode',
-  'deviceType',
-  'browserName',
-  'osName',
-  'referrerDomain',
-  'clickSource',
-  'utmSource',
-  'utmMedium',
-  'utmCampaign',
-] as const;
-export type AggregateDimension = (typeof AGGREGATE_DIMENSIONS)[number];
-export const AGGREGATE_GROUPS = ['time', ...AGGREGATE_DIMENSIONS] as const;
-export type AggregateGroup = (typeof AGGREGATE_GROUPS)[number];
-export const AGGREGATE_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
-export type AggregateInterval = (typeof AGGREGATE_INTERVALS)[number];
-export const DEFAULT_AGGREGATE_LIMIT = 10;
-export const MAX_AGGREGATE_LIMIT = 100;
-/** Ranges of at most this many inclusive days default to hourly buckets, longer ones to daily. */
-export const HOURLY_DEFAULT_MAX_DAYS = 2;
-
-export interface AggregateFilters extends EventFilters {
-  /** Never null: aggregates count clicks unless asked otherwise. */
-  eventType: EventType;
-  countryCode: string | null;
-  deviceType: DeviceType | null;
-  referrerDomain: string | null;
-  /** Exact values of the other dimensions (so every top list's row can be a filter). */
-  browserName: string | null;
-  osName: string | null;
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
-}
+/** The events filters, eventType never null (aggregates count clicks unless asked otherwise), and every other dimension's. */
+export type AggregateFilters = EventFilters & { eventType: EventType } & { [K in AggregateOnlyDimension]: DimensionValue<K> | null };
 
 export interface AggregatesRequest {
   mode: 'aggregates';
@@ -264,18 +262,11 @@ function parseAggregates(q: RawQuery): AggregatesRequest {
   if (from === undefined || to === undefined) throw new Invalid(validationFailed('Aggregates require from and to parameters.'));
   const range = dateRange(from, to);
   const base = filters(q);
-  const agg: AggregateFilters = {
+  const agg = {
     ...base,
     eventType: base.eventType ?? 'CLICK',
-    countryCode: single(q, 'countryCode')?.toUpperCase() ?? null,
-    deviceType: enumValue(single(q, 'deviceType'), 'DeviceType', DEVICE_TYPES),
-    referrerDomain: single(q, 'referrerDomain')?.toLowerCase() ?? null,
-    browserName: single(q, 'browserName') ?? null,
-    osName: single(q, 'osName') ?? null,
-    utmSource: single(q, 'utmSource') ?? null,
-    utmMedium: single(q, 'utmMedium') ?? null,
-    utmCampaign: single(q, 'utmCampaign') ?? null,
-  };
+    ...Object.fromEntries(AGGREGATE_ONLY_DIMENSIONS.map((d) => [d, dimensionFilter(q, d)])),
+  } as AggregateFilters;
   if (groupBy === 'time') {
     refuse(q, 'limit', 'limit applies to the dimensions, not to groupBy=time (every bucket is answered)');
     const interval =
@@ -300,3 +291,15 @@ export function parseEventsQuery(q: RawQuery): BrowseRequest | SyncRequest | App
 export function parseExportQuery(q: RawQuery): ExportRequest | AppError {
   return run(() => parseExport(q));
 }
+
+function must<T>(r: T | AppError): T {
+  if (r instanceof AppError) throw r;
+  return r;
+}
+
+/** parseEventsQuery, throwing the AppError (for handlers whose errors become the answer). */
+export const eventsRequestOf = (q: RawQuery): BrowseRequest | SyncRequest => must(parseEventsQuery(q));
+/** parseExportQuery, throwing the AppError. */
+export const exportRequestOf = (q: RawQuery): ExportRequest => must(parseExportQuery(q));
+/** parseAggregatesQuery, throwing the AppError. */
+export const aggregatesRequestOf = (q: RawQuery): AggregatesRequest => must(parseAggregatesQuery(q));

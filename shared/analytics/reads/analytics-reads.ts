@@ -1,8 +1,11 @@
-// Invariant: the API reaches the analytics store only through this port; query-string
-// validation (spec messages verbatim) happens behind it, and an export is a stream, never a
-// buffered file.
+// Invariant: the API and the dashboard reach the analytics store only through this port, with
+// requests the analytics params module has already read from a query string (spec messages
+// verbatim); an export is a stream, never a buffered file.
 import type { Organization } from '../../orgs/organization.ts';
-import type { AggregateResponse } from './aggregate-response.ts';
+import type { AggregateResponse } from '../model/aggregate-response.ts';
+import type { AggregatePlan } from './aggregate-plan.ts';
+import type { AggregatesRequest, BrowseRequest, ExportRequest, SyncRequest } from './analytics-params.ts';
+import type { EventPage } from './event-page.ts';
 
 export interface ExportStream {
   contentType: string;
@@ -13,8 +16,10 @@ export interface ExportStream {
 
 export interface AnalyticsReads {
   /** Browse or sync page: the `response` payload of GET /analytics/events. */
-  list(org: Organization, query: Record<string, unknown>): Promise<object>;
-  export(org: Organization, query: Record<string, unknown>): Promise<ExportStream>;
+  list(org: Organization, req: BrowseRequest | SyncRequest): Promise<EventPage>;
+  export(org: Organization, req: ExportRequest): Promise<ExportStream>;
   /** The `response` payload of GET /analytics/aggregates. */
-  aggregates(org: Organization, query: Record<string, unknown>): Promise<AggregateResponse>;
+  aggregates(org: Organization, req: AggregatesRequest): Promise<AggregateResponse>;
+  /** How an aggregates request is read in the organisation's zone: its table and its comparison period. */
+  planAggregate(org: Organization, req: AggregatesRequest): AggregatePlan;
 }

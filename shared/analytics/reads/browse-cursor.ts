@@ -1,17 +1,12 @@
 // Invariant: a browse cursor is opaque to clients and names exactly one position in browse order:
 // the (createdAt microseconds, eventId) of the last event returned, as base64url of a JSON pair.
 // Decoding anything else, or a position outside the store's time range, yields null, never a guess.
+import { isUuid } from '../../ids/model/uuid.ts';
 import { isStorableMicros } from '../../time/instant.ts';
 
 export interface BrowsePosition {
   createdAtMicros: bigint;
   eventId: string;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(text: string): boolean {
-  return UUID.test(text);
 }
 
 export function encodeBrowseCursor(p: BrowsePosition): string {

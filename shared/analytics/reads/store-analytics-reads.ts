@@ -1,12 +1,9 @@
-// Invariant: the AnalyticsReads port over an AnalyticsStore: the query string is validated by the
-// analytics params module (spec messages verbatim), then browse/sync/export read the store in the
-// organisation's reporting time zone. Nothing is buffered: an export is the store's stream (its
+// Invariant: the AnalyticsReads port over an AnalyticsStore: browse/sync/export/aggregates read
+// the store in the organisation's reporting time zone. Nothing is buffered: an export is the store's stream (its
 // first chunk is read before answering). A store that cannot be reached (connection refused,
 // reset or timed out) is 503 SML006 with Retry-After, never a 500.
-import { parseAggregatesQuery, parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { exportContentType, exportFileName } from './event-export.ts';
-import { AppError } from '../../errors/app-error.ts';
 import { isDependencyUnreachable } from '../../net/dependency-unreachable.ts';
 import { dependencyUnavailable } from '../../errors/domain-errors.ts';
 
@@ -40,19 +37,12 @@ import type { AnalyticsReads } from './analytics-reads.ts';
 
 export function storeAnalyticsReads(store: AnalyticsStore): AnalyticsReads {
   return {
-    list: async (org, query) => {
-      const req = parseEventsQuery(query as RawQuery);
-      if (req instanceof AppError) throw req;
+    list: async (org, req) => {
       return reading(() => (req.mode === 'browse' ? store.browse(org.id, org.timezone, req) : store.sync(org.id, req)));
     },
-    aggregates: async (org, query) => {
-      const req = parseAggregatesQuery(query as RawQuery);
-      if (req instanceof AppError) throw req;
-      return reading(() => store.aggregate(org.id, org.timezone, req));
-    },
-    export: async (org, query) => {
-      const req = parseExportQuery(query as RawQuery);
-      if (req instanceof AppError) throw req;
+    aggregates: async (org, req) => reading(() => store.aggregate(org.id, org.timezone, req)),
+    planAggregate: (org, req) => store.planAggregate(org.timezone, req),
+    export: async (org, req) => {
       return {
         contentType: exportContentType(req.format),
         filename: exportFileName(req.from, req.to, req.format),

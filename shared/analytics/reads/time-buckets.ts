@@ -8,7 +8,7 @@
 // store counts events per slot of `slotSeconds` (a divisor of 900 dividing every boundary), so
 // a slot never straddles two buckets and the series is exact.
 import { dayStartMicros, isValidTimeZone, localWallMs, parseCalendarDate } from './local-day-range.ts';
-import type { AggregateInterval } from './analytics-params.ts';
+import type { AggregateInterval } from '../model/dimensions.ts';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

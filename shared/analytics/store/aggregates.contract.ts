@@ -7,16 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { AnalyticsEvent, EventRecord } from '../events/analytics-event.ts';
 import { eventRecord, isoMicros, newOrgId } from '../events/analytics-fixtures.ts';
-import {
-  AGGREGATE_DIMENSIONS,
-  AGGREGATE_INTERVALS,
-  parseAggregatesQuery,
-  parseEventsQuery,
-  type AggregatesRequest,
-  type BrowseRequest,
-} from '../reads/analytics-params.ts';
-import type { AggregateResponse } from '../reads/aggregate-response.ts';
-import { aggregateResponseSchema } from '../reads/aggregate-response.ts';
+import { AGGREGATE_INTERVALS, AGGREGATE_ONLY_DIMENSIONS, DIMENSION_NAMES } from '../model/dimensions.ts';
+import { parseAggregatesQuery, parseEventsQuery, type AggregatesRequest, type BrowseRequest } from '../reads/analytics-params.ts';
+import type { AggregateResponse } from '../model/aggregate-response.ts';
+import { aggregateResponseSchema } from '../model/aggregate-response.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 
@@ -45,18 +39,18 @@ function random(seed: number): () => number {
 }
 
 const BROWSE_FILTERS = ['shortCode', 'clickSource', 'eventType'] as const;
-const OTHER_FILTERS = ['countryCode', 'deviceType', 'referrerDomain', 'browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
+const OTHER_FILTERS = AGGREGATE_ONLY_DIMENSIONS;
 
 export function aggregatesCases(getStore: () => AnalyticsStore): void {
   const sources: (string | null)[] = [];
   /** The store's answer (from the rollup where it can), checked against the same read of raw events. */
   const aggregate = async (orgId: string, tz: string, q: Record<string, string>): Promise<AggregateResponse> => {
     const store = getStore();
-    const r = await store.aggregate(orgId, tz, aggReq(q));
-    sources.push(store.lastAggregateSource);
+    const { plan, response: r } = await store.aggregatePlanned(orgId, tz, aggReq(q));
+    sources.push(plan.source);
     expect(aggregateResponseSchema.parse(r)).toEqual(r);
     const raw = new AnalyticsStore(store.transport, { useRollup: false, cluster: store.cluster });
-    expect(r, `raw events agree (${store.lastAggregateSource}): ${JSON.stringify(q)}`).toEqual(await raw.aggregate(orgId, tz, aggReq(q)));
+    expect(r, `raw events agree (${plan.source}): ${JSON.stringify(q)}`).toEqual(await raw.aggregate(orgId, tz, aggReq(q)));
     return r;
   };
 
@@ -143,7 +137,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
       ).toBe(expected.length);
       expect(time.data.length, what).toBe(new Set(time.data.map((x) => x.key)).size);
 
-      const dim = pick(AGGREGATE_DIMENSIONS);
+      const dim = pick(DIMENSION_NAMES);
       const top = await aggregate(orgId, tz, { groupBy: dim, from, to, limit: '100', ...filters });
       expect(top.total, what).toBe(expected.length);
       const counts = new Map<string | null, number>();

@@ -28,7 +28,8 @@ import {
 import { EVENT_FIELDS } from '../events/event-schema.ts';
 import { eventRecords, newOrgId } from '../events/analytics-fixtures.ts';
 import { positionAt } from '../reads/feed-page.ts';
-import { AGGREGATE_DIMENSIONS, parseAggregatesQuery, parseEventsQuery, type AggregatesRequest, type SyncRequest } from '../reads/analytics-params.ts';
+import { DIMENSION_NAMES } from '../model/dimensions.ts';
+import { parseAggregatesQuery, parseEventsQuery, type AggregatesRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { analyticsStoreContract } from './analytics-store.contract.ts';
 import { AnalyticsStore, type AnalyticsStoreOptions } from './analytics-store.ts';
@@ -138,8 +139,8 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     for (const s of inserts) expect(settingsOf(s), s.sql).toMatchObject({ distributed_foreground_insert: '1', insert_quorum: '2' });
 
     // Counted once: the rollup answers the day's series with the 3 events.
-    const series = await store.aggregate(orgId, 'UTC', dailySeries(day));
-    expect(store.lastAggregateSource).toBe('rollup');
+    const { plan, response: series } = await store.aggregatePlanned(orgId, 'UTC', dailySeries(day));
+    expect(plan.source).toBe('rollup');
     expect(series.total).toBe(3);
   });
 
@@ -163,7 +164,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
       )[0]?.q ?? '';
     const t0 = rollupViewT0(await viewSql());
     // A view of the form before the grouped one (no look-up), as an older version made it.
-    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...AGGREGATE_DIMENSIONS.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
+    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...DIMENSION_NAMES.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
     await direct.exec(`DROP VIEW ${ROLLUP_VIEW}`);
     await direct.exec(`CREATE MATERIALIZED VIEW ${ROLLUP_VIEW} TO analytics_rollup_15m AS
 SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events

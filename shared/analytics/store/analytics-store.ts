@@ -25,9 +25,11 @@ import type { EventPage } from '../reads/event-page.ts';
 import { feedPageOf, parseFeedLines, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
-import type { AggregateResponse } from '../reads/aggregate-response.ts';
-import { bucketSlots, timeBuckets } from '../reads/time-buckets.ts';
+import type { AggregateResponse } from '../model/aggregate-response.ts';
+import { bucketSlots } from '../reads/time-buckets.ts';
 import { EVENT_FIELDS } from '../events/event-schema.ts';
+import { AGGREGATE_ONLY_DIMENSIONS, DEFAULT_AGGREGATE_LIMIT, type Dimension } from '../model/dimensions.ts';
+import { type AggregatePlan, planAggregate } from '../reads/aggregate-plan.ts';
 import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
 import {
   aggregateSlotsSql,
@@ -81,9 +83,6 @@ export interface AnalyticsStoreOptions {
   rollupT0LeadMs?: number;
 }
 
-/** Where an aggregate read went (tests and benches compare both). */
-export type AggregateSource = 'rollup' | 'raw';
-
 /** Query parameters of the filters that are set (the SQL references only those). */
 export function filterParams(f: EventFilters): Record<string, string> {
   const p: Record<string, string> = {};
@@ -109,7 +108,7 @@ export function aggregateFilterParams(f: AggregateFilters): Record<string, strin
 }
 
 /** Aggregate filters beyond Browse's, each an equality on its column. */
-const EXACT_FILTERS = ['countryCode', 'deviceType', 'referrerDomain', 'browserName', 'osName', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
+const EXACT_FILTERS = AGGREGATE_ONLY_DIMENSIONS;
 
 export function aggregateFilterFlags(f: AggregateFilters): AggregateFilterFlags {
   return { ...filterFlags(f), columns: EXACT_FILTERS.filter((k) => f[k] !== null).map((k) => ({ param: k, column: EVENT_FIELDS[k].column })) };
@@ -128,8 +127,6 @@ export class AnalyticsStore {
   rollupReady = false;
   /** The background backfill of the rollup started by ensureSchema (resolves when it ends). */
   rollupBackfill: Promise<void> = Promise.resolve();
-  /** Where the last aggregate read went. */
-  lastAggregateSource: AggregateSource | null = null;
   /** Why the backfill stopped, when it failed (reads then stay on raw events). */
   rollupBackfillError: unknown = null;
   #closed = false;
@@ -378,41 +375,44 @@ export class AnalyticsStore {
     return exportBytes(this.transport.streamBytes(this.#read(exportLinesSql(filterFlags(req.filters), req.format)), params, EXPORT_LINES_FORMAT), req.format);
   }
 
+  /** How this store would read the request now (planAggregate with the rollup's readiness). */
+  planAggregate(timeZone: string, req: AggregatesRequest): AggregatePlan {
+    return planAggregate(req, timeZone, this.useRollup && this.rollupReady);
+  }
+
   /**
    * Aggregates of the range in the organisation's time zone: a zero-filled series of local
    * buckets (the engine counts per slot, the buckets are summed here), or one dimension's top
    * values with the range's total.
    */
   async aggregate(orgId: string, timeZone: string, req: AggregatesRequest): Promise<AggregateResponse> {
-    const { fromMicros, toMicros } = localDayRangeMicros(req.from, req.to, timeZone);
+    return (await this.aggregatePlanned(orgId, timeZone, req)).response;
+  }
+
+  /** aggregate, with the plan it executed (tests and benches check which table answered). */
+  async aggregatePlanned(orgId: string, timeZone: string, req: AggregatesRequest): Promise<{ plan: AggregatePlan; response: AggregateResponse }> {
+    const plan = this.planAggregate(timeZone, req);
     const params: Record<string, string | number> = {
       orgId,
-      fromMicros: fromMicros.toString(),
-      toMicros: toMicros.toString(),
+      fromMicros: plan.fromMicros.toString(),
+      toMicros: plan.toMicros.toString(),
       ...aggregateFilterParams(req.filters),
     };
     const flags = aggregateFilterFlags(req.filters);
     const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to };
-    // The rollup answers when the range is on its grid and at most one dimension is filtered
-    // (besides eventType, which it keys); a dimension's top list only without such a filter.
-    const set = [...(['shortCode', 'clickSource'] as const), ...EXACT_FILTERS].filter((k) => req.filters[k] !== null);
-    const onGrid = fromMicros % BigInt(ROLLUP_SLOT_SECONDS * 1_000_000) === 0n && toMicros % BigInt(ROLLUP_SLOT_SECONDS * 1_000_000) === 0n;
-    const rollup = this.useRollup && this.rollupReady && onGrid && (req.groupBy === 'time' ? set.length <= 1 : set.length === 0);
     const rollupParams = {
       orgId,
       eventType: req.filters.eventType,
-      fromSeconds: Number(fromMicros / 1_000_000n),
-      toSeconds: Number(toMicros / 1_000_000n),
+      fromSeconds: Number(plan.fromMicros / 1_000_000n),
+      toSeconds: Number(plan.toMicros / 1_000_000n),
     };
-    if (req.groupBy === 'time') {
-      const interval = req.interval ?? 'day';
-      const buckets = timeBuckets(req.from, req.to, timeZone, interval);
+    if (plan.buckets !== null && plan.interval !== null) {
+      const { buckets, interval } = plan;
       params.fromSeconds = buckets.fromSeconds;
       params.slotSeconds = buckets.slotSeconds;
-      const filter = set[0];
-      this.lastAggregateSource = rollup && buckets.slotSeconds === ROLLUP_SLOT_SECONDS ? 'rollup' : 'raw';
+      const filter = plan.filtered[0];
       const rows =
-        this.lastAggregateSource === 'rollup'
+        plan.source === 'rollup'
           ? await this.transport.queryRows<{ slot: string; events: string }>(this.#read(rollupSlotsSql(filter !== undefined)), {
               ...rollupParams,
               dimension: filter ?? TIME_DIMENSION,
@@ -424,21 +424,23 @@ export class AnalyticsStore {
         rows.map((r) => ({ slot: Number(r.slot), events: Number(r.events) })),
       );
       const data = buckets.keys.map((key, i) => ({ key, events: counts[i] ?? 0 }));
-      return { groupBy: req.groupBy, interval, timeZone, from: req.from, to: req.to, total: data.reduce((n, b) => n + b.events, 0), data };
+      const response = { groupBy: req.groupBy, interval, timeZone, from: req.from, to: req.to, total: data.reduce((n, b) => n + b.events, 0), data };
+      return { plan, response };
     }
-    params.limit = req.limit ?? 10;
-    this.lastAggregateSource = rollup ? 'rollup' : 'raw';
-    const rows = rollup
-      ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(ROLLUP_TOP_SQL), {
-          ...rollupParams,
-          dimension: req.groupBy,
-          limit: params.limit,
-        })
-      : await this.transport.queryRows<{ key: string | null; events: string; total: string }>(
-          this.#read(aggregateTopSql(EVENT_FIELDS[req.groupBy].column, flags)),
-          params,
-        );
-    return { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) };
+    const groupBy = req.groupBy as Dimension;
+    params.limit = req.limit ?? DEFAULT_AGGREGATE_LIMIT;
+    const rows =
+      plan.source === 'rollup'
+        ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(ROLLUP_TOP_SQL), {
+            ...rollupParams,
+            dimension: groupBy,
+            limit: params.limit,
+          })
+        : await this.transport.queryRows<{ key: string | null; events: string; total: string }>(
+            this.#read(aggregateTopSql(EVENT_FIELDS[groupBy].column, flags)),
+            params,
+          );
+    return { plan, response: { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) } };
   }
 
   /** Visible events of an organisation (duplicates collapsed). */

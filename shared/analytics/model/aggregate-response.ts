@@ -2,7 +2,7 @@
 // OpenAPI document and the TypeScript type are both derived from it. `interval` is present for
 // groupBy=time only.
 import { z } from 'zod';
-import { AGGREGATE_GROUPS, AGGREGATE_INTERVALS } from './analytics-params.ts';
+import { AGGREGATE_GROUPS, AGGREGATE_INTERVALS } from './dimensions.ts';
 
 export const aggregateResponseSchema = z.strictObject({
   groupBy: z.enum(AGGREGATE_GROUPS),

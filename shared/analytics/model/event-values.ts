@@ -1,0 +1,10 @@
+// Invariant: the enumerated values an analytics event carries, written once; the event schema,
+// the query parsers, the OpenAPI document and the dashboard read them from here. Browser-safe.
+export const EVENT_TYPES = ['CLICK', 'METADATA_PREVIEW'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const CLICK_SOURCES = ['DIRECT', 'QR_CODE', 'API', 'EMBED', 'UNKNOWN'] as const;
+export type ClickSource = (typeof CLICK_SOURCES)[number];
+
+export const DEVICE_TYPES = ['MOBILE', 'DESKTOP', 'TABLET'] as const;
+export type DeviceType = (typeof DEVICE_TYPES)[number];
