@@ -10,7 +10,7 @@ import { appsRoute } from './Apps.tsx';
 import { domainsRoute } from './Domains.tsx';
 import { inviteRoute } from './Invite.tsx';
 import { keysRoute } from './Keys.tsx';
-import { editLinkRoute, newLinkRoute } from './LinkEditor.tsx';
+import { editLinkRoute, newLinkRoute } from './link-editor/LinkEditor.tsx';
 import { linksRoute } from './Links.tsx';
 import { membersRoute } from './Members.tsx';
 import { settingsRoute } from './Settings.tsx';
