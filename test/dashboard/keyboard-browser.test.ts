@@ -5,9 +5,10 @@
 // (invite) the server refuses a sign-up (403) and the page says why.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NAV } from '../../dashboard/web/src/nav.ts';
+import { NAV } from '../../dashboard/web/src/pages/index.ts';
 import { axeViolations, hasChromium, launchBrowser, newPage } from '../support/browser.ts';
 import { type DashboardApp, startDashboardApp } from '../support/dashboard-app.ts';
+import { tabCycle, tabTo } from '../support/keyboard.ts';
 
 const PASSWORD = 'a long enough passphrase';
 // Every entry of the navigation (an owner sees them all): a page added to NAV is checked here too.
@@ -17,51 +18,6 @@ let open: DashboardApp;
 let closed: DashboardApp;
 let browser: Browser;
 let page: Page;
-
-/** Presses Tab until the focused element has this accessible text; fails after `max` presses. */
-async function tabTo(p: Page, text: string, max = 60): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    await p.keyboard.press('Tab');
-    const name = await p.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el ? (el.getAttribute('aria-label') ?? el.textContent ?? '').trim() : '';
-    });
-    if (name === text) return;
-  }
-  throw new Error(`no element named ${text} within ${max} presses of Tab`);
-}
-
-/**
- * Marks every visible, enabled control of the page, then presses Tab through one full cycle and
- * answers the marks focus never reached and those focused without a visible outline.
- */
-async function tabCycle(p: Page): Promise<{ total: number; unreached: string[]; noOutline: string[] }> {
-  const total = await p.evaluate(() => {
-    const selector = 'a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled])';
-    let n = 0;
-    for (const el of document.querySelectorAll<HTMLElement>(selector)) {
-      if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden' || el.closest('.skip')) continue;
-      el.dataset.kbd = `${n++}:${el.tagName.toLowerCase()} ${(el.getAttribute('aria-label') ?? el.textContent ?? el.getAttribute('name') ?? '').trim().slice(0, 40)}`;
-    }
-    return n;
-  });
-  const reached = new Set<string>();
-  const noOutline = new Set<string>();
-  for (let i = 0; i < total + 8; i++) {
-    await p.keyboard.press('Tab');
-    const seen = await p.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      if (!el?.dataset.kbd) return null;
-      const style = getComputedStyle(el);
-      return { mark: el.dataset.kbd, outlined: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0 };
-    });
-    if (!seen) continue;
-    reached.add(seen.mark);
-    if (!seen.outlined) noOutline.add(seen.mark);
-  }
-  const all = await p.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-kbd]')].map((el) => el.dataset.kbd ?? ''));
-  return { total, unreached: all.filter((m) => !reached.has(m)), noOutline: [...noOutline] };
-}
 
 describe.skipIf(!hasChromium)('the dashboard by keyboard; open sign-up', () => {
   beforeAll(async () => {

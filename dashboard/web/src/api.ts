@@ -1,7 +1,7 @@
 // Invariant: the SPA's only way to the server: a typed call per route of the contract (types from
 // the server's own zod schemas), JSON in and out, the session's CSRF token on every state-changing
 // request. A 401 AU001 on any call goes to sign-in (and back to where the user was afterwards).
-import { ROUTES, type RouteName } from '../../contract/routes.ts';
+import { type ParamsOf, pathOf, ROUTES, type RouteName } from '../../contract/routes.ts';
 import type { BodyOf, ResponseOf } from '../../contract/schemas.ts';
 
 export interface ErrorObject {
@@ -51,12 +51,13 @@ const QUIET = new Set<RouteName>(['session', 'signIn', 'secondFactor', 'inviteAc
 
 export interface CallInput<K extends RouteName> {
   body?: BodyOf<K>;
-  params?: Record<string, string>;
+  params?: ParamsOf<K>;
   query?: Record<string, string | number | undefined>;
 }
 
-export function pathOf(name: RouteName, params: Record<string, string> = {}, query: Record<string, string | number | undefined> = {}): string {
-  const path = ROUTES[name][1].replace(/:([A-Za-z]+)/g, (_, p: string) => encodeURIComponent(params[p] ?? ''));
+/** The request's URL: the route's path with its parameters, then the query's non-empty values. */
+function urlOf<K extends RouteName>(name: K, params: ParamsOf<K> | undefined, query: Record<string, string | number | undefined> = {}): string {
+  const path = pathOf(ROUTES[name][1], params ?? {});
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') qs.set(k, String(v));
   const s = qs.toString();
@@ -70,7 +71,7 @@ export async function call<K extends RouteName>(name: K, input: CallInput<K> = {
     headers['content-type'] = 'application/json';
     headers['x-csrf-token'] = csrfToken;
   }
-  const response = await fetch(pathOf(name, input.params, input.query), {
+  const response = await fetch(urlOf(name, input.params, input.query), {
     method,
     headers,
     credentials: 'same-origin',

@@ -3,7 +3,7 @@ import { createRouter, RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError, setSignInHandler } from './api.ts';
-import { routeTree } from './pages/index.ts';
+import { NAV, routeTree } from './pages/index.ts';
 import { sessionQuery } from './session.ts';
 
 const queryClient = new QueryClient({
@@ -12,7 +12,7 @@ const queryClient = new QueryClient({
   },
 });
 
-const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: false, scrollRestoration: true });
+const router = createRouter({ routeTree, context: { queryClient, nav: NAV }, defaultPreload: false, scrollRestoration: true });
 
 declare module '@tanstack/react-router' {
   interface Register {

@@ -3,9 +3,10 @@
 import { queryOptions, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import type { SessionView } from '../../contract/schemas.ts';
 import { ApiError, call, setCsrfToken } from './api.ts';
+import { keys } from './data/queries.ts';
 
 export const sessionQuery = queryOptions({
-  queryKey: ['session'],
+  queryKey: keys.session(),
   queryFn: async (): Promise<SessionView | null> => {
     try {
       const view = await call('session');

@@ -1,9 +1,12 @@
 // Invariant: the time series is drawn by uPlot on a canvas inside a figure whose accessible name
 // says what it shows; the same numbers are in a visually hidden table for screen readers (and
-// tests). uPlot styles its elements through the CSSOM only, which the strict CSP allows.
+// tests). Its colours are the stylesheet's tokens (ui/tokens.ts). uPlot styles its elements
+// through the CSSOM only, which the strict CSP allows.
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { Table } from '../ui/Table.tsx';
+import { token } from '../ui/tokens.ts';
 
 export interface Bucket {
   key: string | null;
@@ -37,8 +40,8 @@ export function TimeSeriesChart({ title, timeZone, interval, current, previous }
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         series: [
           {},
-          { label: 'This period', stroke: '#1d4ed8', width: 2, fill: 'rgba(29, 78, 216, 0.08)' },
-          { label: 'Previous period', stroke: '#6b7280', width: 1, dash: [6, 4] },
+          { label: 'This period', stroke: token('--color-accent'), width: 2, fill: token('--color-accent-wash') },
+          { label: 'Previous period', stroke: token('--color-chart-previous'), width: 1, dash: [6, 4] },
         ],
         axes: [{}, { label: 'Events' }],
       },
@@ -52,27 +55,18 @@ export function TimeSeriesChart({ title, timeZone, interval, current, previous }
     <figure className="chart">
       <div ref={holder} role="img" aria-label={`${title}: ${total.toLocaleString('en-GB')} events by ${interval}`} data-chart="time-series" />
       <figcaption>{title}</figcaption>
-      <table className="visually-hidden">
-        <caption>
-          {title}, by {interval}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Starts</th>
-            <th scope="col">Events</th>
-            {previous ? <th scope="col">Previous period</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {current.map((b, i) => (
-            <tr key={b.key}>
-              <th scope="row">{b.key}</th>
-              <td>{b.events}</td>
-              {previous ? <td>{previous[i]?.events ?? ''}</td> : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table<{ bucket: Bucket; previous?: Bucket }>
+        className="visually-hidden"
+        stack={false}
+        caption={`${title}, by ${interval}`}
+        rows={current.map((bucket, i) => ({ bucket, previous: previous?.[i] }))}
+        rowKey={(r) => r.bucket.key ?? ''}
+        columns={[
+          { heading: 'Starts', rowHeader: true, cell: (r) => r.bucket.key },
+          { heading: 'Events', cell: (r) => r.bucket.events },
+          previous && { heading: 'Previous period', cell: (r) => r.previous?.events ?? '' },
+        ]}
+      />
     </figure>
   );
 }

@@ -1,6 +1,8 @@
 // Invariant: a range preset is a span of whole local calendar days in the organisation's time zone
 // ending today there (the API counts whole days): 24 h is yesterday and today by the hour (the
 // last 24 hours always inside), 7, 30 and 90 days end today. Pure: `now` comes from the caller.
+import { MAX_RANGE_DAYS } from '../../../../shared/analytics/model/dimensions.ts';
+
 export const PRESETS = [
   { id: '24h', label: '24 hours', days: 2 },
   { id: '7d', label: '7 days', days: 7 },
@@ -8,7 +10,8 @@ export const PRESETS = [
   { id: '90d', label: '90 days', days: 90 },
 ] as const;
 export type PresetId = (typeof PRESETS)[number]['id'];
-export const MAX_CUSTOM_DAYS = 186;
+/** A custom range is at most the API's longest. */
+export const MAX_CUSTOM_DAYS = MAX_RANGE_DAYS;
 
 const DAY_MS = 86_400_000;
 

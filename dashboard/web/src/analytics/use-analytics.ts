@@ -1,15 +1,10 @@
 // Invariant: the analytics page reads its data only through this hook: one dashboard call per
 // range and filter set (series, previous period, top lists), kept while the next one loads.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { call } from '../api.ts';
+import { type AnalyticsQuery, queries } from '../data/queries.ts';
 
-export type AnalyticsQuery = Record<string, string | undefined>;
+export type { AnalyticsQuery };
 
 export function useAnalytics(query: AnalyticsQuery) {
-  return useQuery({
-    queryKey: ['analytics', query],
-    queryFn: () => call('analytics', { query }),
-    placeholderData: keepPreviousData,
-    retry: false,
-  });
+  return useQuery({ ...queries.analytics(query), placeholderData: keepPreviousData, retry: false });
 }

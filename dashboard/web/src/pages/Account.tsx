@@ -1,13 +1,28 @@
+// Your account: password change (other sessions end), two-factor set-up and removal with the
+// recovery codes shown once, and the sessions signed in, each ended here or all at once.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
+import type { ResponseOf } from '../../../contract/schemas.ts';
 import { call } from '../api.ts';
+import { keys, queries } from '../data/queries.ts';
+import { useOutcome, useWrite } from '../data/use-write.ts';
 import { appRoute } from '../routes/root.tsx';
 import { useSession, useSetSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
+import { Feedback } from '../ui/Feedback.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
+import { Table } from '../ui/Table.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
-export const accountRoute = createRoute({ getParentRoute: () => appRoute, path: '/account', component: AccountPage });
+type SessionRow = ResponseOf<'accountSessions'>['sessions'][number];
+
+export const accountRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/account',
+  staticData: { nav: { label: 'Your account' } },
+  component: AccountPage,
+});
 
 function AccountPage() {
   const view = useSession();
@@ -26,20 +41,20 @@ function PasswordSection() {
   const setSession = useSetSession();
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
-  const [done, setDone] = useState(false);
   const form = useFormErrors();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    setDone(false);
-    try {
-      setSession(await call('changePassword', { body: { currentPassword, newPassword } }));
+  const change = useWrite({
+    run: () => call('changePassword', { body: { currentPassword, newPassword } }),
+    onDone: (view) => {
+      setSession(view);
       setCurrent('');
       setNew('');
-      setDone(true);
-    } catch (err) {
-      form.show(err, ['currentPassword', 'newPassword']);
-    }
+    },
+    onFail: (err) => form.show(err, ['currentPassword', 'newPassword']),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    change.mutate();
   };
   return (
     <section aria-labelledby="password-h">
@@ -63,8 +78,8 @@ function PasswordSection() {
           error={form.errors.newPassword}
           hint="At least 12 characters. Every other session is signed out."
         />
-        <button type="submit">Change password</button>
-        {done ? <p role="status">Password changed; your other sessions were signed out.</p> : null}
+        <Button type="submit">Change password</Button>
+        {change.isSuccess ? <p role="status">Password changed; your other sessions were signed out.</p> : null}
       </form>
     </section>
   );
@@ -78,39 +93,38 @@ function TwoFactorSection() {
   const [setup, setSetup] = useState<{ secret: string; qrSvg: string } | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const form = useFormErrors();
-  const start = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    try {
-      setSetup(await call('twoFactorStart', { body: { password } }));
+  const start = useWrite({
+    run: () => call('twoFactorStart', { body: { password } }),
+    onDone: (r) => {
+      setSetup(r);
       setPassword('');
-    } catch (err) {
-      form.show(err, ['password']);
-    }
-  };
-  const confirm = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    try {
-      const r = await call('twoFactorConfirm', { body: { code } });
+    },
+    onFail: (err) => form.show(err, ['password']),
+  });
+  const confirm = useWrite({
+    run: () => call('twoFactorConfirm', { body: { code } }),
+    onDone: (r) => {
       setCodes(r.recoveryCodes);
       setSetup(null);
       setCode('');
       setSession(r.session);
-    } catch (err) {
-      form.show(err, ['code']);
-    }
-  };
-  const disable = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    try {
-      setSession(await call('twoFactorDisable', { body: { password } }));
+    },
+    onFail: (err) => form.show(err, ['code']),
+  });
+  const disable = useWrite({
+    run: () => call('twoFactorDisable', { body: { password } }),
+    onDone: (view) => {
+      setSession(view);
       setPassword('');
       setCodes(null);
-    } catch (err) {
-      form.show(err, ['password']);
-    }
+    },
+    onFail: (err) => form.show(err, ['password']),
+  });
+  /** A form's submit: the write, with the form's errors cleared first. */
+  const submitting = (write: { mutate(): void }) => (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    write.mutate();
   };
   return (
     <section aria-labelledby="tfa-h">
@@ -129,7 +143,7 @@ function TwoFactorSection() {
         </div>
       ) : null}
       {view.user.twoFactor ? (
-        <form onSubmit={disable} noValidate>
+        <form onSubmit={submitting(disable)} noValidate>
           <p>Two-factor authentication is on.</p>
           <Field
             label="Password to turn it off"
@@ -139,20 +153,20 @@ function TwoFactorSection() {
             onChange={setPassword}
             error={form.errors.password}
           />
-          <button type="submit">Turn off two-factor authentication</button>
+          <Button type="submit">Turn off two-factor authentication</Button>
         </form>
       ) : setup ? (
-        <form onSubmit={confirm} noValidate>
+        <form onSubmit={submitting(confirm)} noValidate>
           <p>Scan this code with your authenticator app, or type the key below into it.</p>
           <img className="qr" alt="QR code of the two-factor key" src={`data:image/svg+xml;utf8,${encodeURIComponent(setup.qrSvg)}`} width={180} height={180} />
           <p>
             Key: <code>{setup.secret}</code>
           </p>
           <Field label="Code from the app" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={setCode} error={form.errors.code} />
-          <button type="submit">Turn on two-factor authentication</button>
+          <Button type="submit">Turn on two-factor authentication</Button>
         </form>
       ) : (
-        <form onSubmit={start} noValidate>
+        <form onSubmit={submitting(start)} noValidate>
           <p>Two-factor authentication is off.</p>
           <Field
             label="Password to set it up"
@@ -162,7 +176,7 @@ function TwoFactorSection() {
             onChange={setPassword}
             error={form.errors.password}
           />
-          <button type="submit">Set up two-factor authentication</button>
+          <Button type="submit">Set up two-factor authentication</Button>
         </form>
       )}
     </section>
@@ -170,61 +184,45 @@ function TwoFactorSection() {
 }
 
 function SessionsSection() {
-  const sessions = useQuery({ queryKey: ['account-sessions'], queryFn: () => call('accountSessions') });
+  const sessions = useQuery(queries.accountSessions());
   const client = useQueryClient();
   const setSession = useSetSession();
   const navigate = useNavigate();
-  const end = async (id: string) => {
-    await call('endSession', { params: { id } });
-    await client.invalidateQueries({ queryKey: ['account-sessions'] });
-  };
-  const everywhere = async () => {
-    await call('signOutEverywhere');
-    client.clear();
-    setSession(null);
-    await navigate({ to: '/sign-in', search: { redirect: undefined } });
-  };
+  const outcome = useOutcome();
+  const end = useWrite({ run: (id: string) => call('endSession', { params: { id } }), invalidates: [keys.accountSessions()], shared: outcome });
+  const everywhere = useWrite({
+    run: () => call('signOutEverywhere'),
+    onDone: async () => {
+      client.clear();
+      setSession(null);
+      await navigate({ to: '/sign-in', search: { redirect: undefined } });
+    },
+    shared: outcome,
+  });
   return (
     <section aria-labelledby="sessions-h">
       <h2 id="sessions-h">Sessions</h2>
       {sessions.data ? (
-        <table>
-          <caption>Where you are signed in</caption>
-          <thead>
-            <tr>
-              <th scope="col">Browser</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.data.sessions.map((s) => (
-              <tr key={s.id}>
-                <td>{s.userAgent ?? 'unknown'}</td>
-                <td>{new Date(s.createdAt).toLocaleString()}</td>
-                <td>{new Date(s.lastSeenAt).toLocaleString()}</td>
-                <td>
-                  {s.current ? (
-                    'This session'
-                  ) : (
-                    <button type="button" onClick={() => void end(s.id)}>
-                      Sign out this session
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table<SessionRow>
+          caption="Where you are signed in"
+          rows={sessions.data.sessions}
+          rowKey={(r) => r.id}
+          columns={[
+            { heading: 'Browser', cell: (r) => r.userAgent ?? 'unknown' },
+            { heading: 'Signed in', cell: (r) => new Date(r.createdAt).toLocaleString() },
+            { heading: 'Last seen', cell: (r) => new Date(r.lastSeenAt).toLocaleString() },
+            {
+              heading: 'Actions',
+              hideHeading: true,
+              cell: (r) => (r.current ? 'This session' : <Button onClick={() => end.mutate(r.id)}>Sign out this session</Button>),
+            },
+          ]}
+        />
       ) : (
         <p role="status">Loading…</p>
       )}
-      <button type="button" onClick={() => void everywhere()}>
-        Sign out everywhere
-      </button>
+      <Button onClick={() => everywhere.mutate()}>Sign out everywhere</Button>
+      <Feedback outcome={outcome.outcome} />
     </section>
   );
 }

@@ -4,6 +4,7 @@
 // page, and export buttons where the plan has ANALYTICS_EXPORT.
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { DIMENSION_NAMES, DIMENSIONS, type Dimension, EVENTS_FILTER_DIMENSIONS } from '../../../../shared/analytics/model/dimensions.ts';
 import { DOWNLOADS } from '../../../contract/routes.ts';
 import { ApiError } from '../api.ts';
 import { MAX_CUSTOM_DAYS, PRESETS, type PresetId, presetRange } from '../analytics/ranges.ts';
@@ -12,23 +13,11 @@ import { TopList } from '../analytics/TopList.tsx';
 import { type AnalyticsQuery, useAnalytics } from '../analytics/use-analytics.ts';
 import { appRoute } from '../routes/root.tsx';
 import { useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 
-/** Top lists, in page order, with their titles; each is also a filter parameter. */
-const TOP_LISTS = [
-  ['shortCode', 'Links'],
-  ['countryCode', 'Countries'],
-  ['deviceType', 'Device types'],
-  ['browserName', 'Browsers'],
-  ['osName', 'Operating systems'],
-  ['referrerDomain', 'Referrers'],
-  ['clickSource', 'Click sources'],
-  ['utmSource', 'UTM sources'],
-  ['utmMedium', 'UTM media'],
-  ['utmCampaign', 'UTM campaigns'],
-] as const;
-type Dimension = (typeof TOP_LISTS)[number][0];
-const DIMENSIONS = TOP_LISTS.map(([d]) => d) as readonly string[];
+/** The top lists, in page order, are the dimensions (each also a filter parameter), with their titles. */
+const titleOf = (d: string): string | undefined => (DIMENSIONS as Record<string, { title: string }>)[d]?.title;
 
 export type AnalyticsSearch = { range?: PresetId | 'custom'; from?: string; to?: string } & Partial<Record<Dimension, string>>;
 
@@ -37,12 +26,13 @@ const isDate = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{
 export const analyticsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/analytics',
+  staticData: { nav: { label: 'Analytics' } },
   validateSearch: (s: Record<string, unknown>): AnalyticsSearch => {
     const out: AnalyticsSearch = {};
     if (s.range === 'custom' || PRESETS.some((p) => p.id === s.range)) out.range = s.range as AnalyticsSearch['range'];
     if (isDate(s.from)) out.from = s.from;
     if (isDate(s.to)) out.to = s.to;
-    for (const d of DIMENSIONS) if (typeof s[d] === 'string' && s[d] !== '') out[d as Dimension] = s[d] as string;
+    for (const d of DIMENSION_NAMES) if (typeof s[d] === 'string' && s[d] !== '') out[d] = s[d];
     return out;
   },
   component: AnalyticsPage,
@@ -65,7 +55,7 @@ function AnalyticsPage() {
   const preset = custom ? null : presetRange(range, timeZone, now);
   const from = custom ? (search.from ?? presetRange('30d', timeZone, now).from) : (preset?.from ?? '');
   const to = custom ? (search.to ?? presetRange('30d', timeZone, now).to) : (preset?.to ?? '');
-  const filters = useMemo(() => Object.fromEntries(DIMENSIONS.filter((d) => search[d as Dimension]).map((d) => [d, search[d as Dimension]])), [search]);
+  const filters = useMemo(() => Object.fromEntries(DIMENSION_NAMES.filter((d) => search[d]).map((d) => [d, search[d]])), [search]);
   const query: AnalyticsQuery = useMemo(() => ({ from, to, ...filters }), [from, to, filters]);
   const analytics = useAnalytics(query);
   const [customFrom, setCustomFrom] = useState(from);
@@ -86,7 +76,8 @@ function AnalyticsPage() {
   const total = data?.series.total ?? 0;
   const before = data?.previous.total ?? 0;
   const change = before === 0 ? null : Math.round(((total - before) / before) * 1000) / 10;
-  const exportQuery = { from, to, shortCode: search.shortCode, clickSource: search.clickSource };
+  // The export takes the events endpoints' filters only.
+  const exportQuery = { from, to, ...Object.fromEntries(EVENTS_FILTER_DIMENSIONS.map((d) => [d, search[d]])) };
   const activeFilters = Object.entries(filters);
   return (
     <>
@@ -94,14 +85,13 @@ function AnalyticsPage() {
       <fieldset className="range">
         <legend>Range</legend>
         {PRESETS.map((p) => (
-          <button
+          <Button
             key={p.id}
-            type="button"
             aria-pressed={range === p.id}
             onClick={() => void navigate({ search: { ...search, range: p.id, from: undefined, to: undefined } })}
           >
             {p.label}
-          </button>
+          </Button>
         ))}
         <form onSubmit={applyCustom} className="filters" aria-label="Custom range">
           <Field
@@ -122,19 +112,19 @@ function AnalyticsPage() {
             onChange={setCustomTo}
             hint={`At most ${MAX_CUSTOM_DAYS} days, in ${timeZone}.`}
           />
-          <button type="submit" aria-pressed={custom}>
+          <Button type="submit" aria-pressed={custom}>
             Show custom range
-          </button>
+          </Button>
         </form>
       </fieldset>
       {activeFilters.length > 0 ? (
         <ul className="active-filters" aria-label="Active filters">
           {activeFilters.map(([d, v]) => (
             <li key={d}>
-              {TOP_LISTS.find(([k]) => k === d)?.[1]}: {v}{' '}
-              <button type="button" className="secondary" onClick={() => setFilter(d, undefined)} aria-label={`Remove filter ${d}: ${v}`}>
+              {titleOf(d)}: {v}{' '}
+              <Button variant="secondary" onClick={() => setFilter(d, undefined)} aria-label={`Remove filter ${d}: ${v}`}>
                 Remove
-              </button>
+              </Button>
             </li>
           ))}
         </ul>
@@ -166,8 +156,8 @@ function AnalyticsPage() {
             </p>
           ) : null}
           <div className="top-lists">
-            {TOP_LISTS.filter(([d]) => !(d === 'shortCode' && search.shortCode)).map(([d, title]) => (
-              <TopList key={d} title={title} dimension={d} rows={data.top[d].data} onPick={(dim, value) => setFilter(dim, value)} />
+            {DIMENSION_NAMES.filter((d) => !(d === 'shortCode' && search.shortCode)).map((d) => (
+              <TopList key={d} title={DIMENSIONS[d].title} dimension={d} rows={data.top[d].data} onPick={(dim, value) => setFilter(dim, value)} />
             ))}
           </div>
         </>

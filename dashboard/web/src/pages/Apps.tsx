@@ -1,42 +1,48 @@
 // Mobile apps: register (name, platform, https store URL), change the store URL (applies at the
 // next click), remove (links keep resolving). Everyone sees them; owners and admins change them.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { createRoute } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
+import type { ResponseOf } from '../../../contract/schemas.ts';
 import { call } from '../api.ts';
+import { keys, queries } from '../data/queries.ts';
+import { useOutcome, useWrite } from '../data/use-write.ts';
 import { appRoute } from '../routes/root.tsx';
 import { may, useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { SelectField } from '../ui/Choice.tsx';
+import { Feedback } from '../ui/Feedback.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
+import { Table } from '../ui/Table.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
-export const appsRoute = createRoute({ getParentRoute: () => appRoute, path: '/apps', component: AppsPage });
+export const appsRoute = createRoute({ getParentRoute: () => appRoute, path: '/apps', staticData: { nav: { label: 'Mobile apps' } }, component: AppsPage });
 
 type Platform = 'IOS' | 'ANDROID' | 'WEB';
+type AppView = ResponseOf<'apps'>['apps'][number];
 
 function AppsPage() {
   const view = useSession();
   const canManage = may(view, 'integrations:manage');
-  const client = useQueryClient();
-  const apps = useQuery({ queryKey: ['apps'], queryFn: () => call('apps') });
+  const apps = useQuery(queries.apps());
   const [name, setName] = useState('');
   const [platform, setPlatform] = useState<Platform>('IOS');
   const [storeUrl, setStoreUrl] = useState('');
-  const [done, setDone] = useState('');
   const form = useFormErrors();
-  const register = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    setDone('');
-    try {
-      const a = await call('registerApp', { body: { name, platform, storeUrl } });
-      setDone(`${a.name} registered: its mobileAppId is ${a.mobileAppId}.`);
+  const register = useWrite({
+    run: () => call('registerApp', { body: { name, platform, storeUrl } }),
+    invalidates: [keys.apps()],
+    said: (a) => `${a.name} registered: its mobileAppId is ${a.mobileAppId}.`,
+    onDone: () => {
       setName('');
       setStoreUrl('');
-      await client.invalidateQueries({ queryKey: ['apps'] });
-    } catch (err) {
-      form.show(err, ['name', 'platform', 'storeUrl']);
-    }
+    },
+    onFail: (err) => form.show(err, ['name', 'platform', 'storeUrl']),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    register.mutate();
   };
   const active = (apps.data?.apps ?? []).filter((a) => a.active);
   return (
@@ -44,7 +50,7 @@ function AppsPage() {
       <h1>Mobile apps</h1>
       <p>Apps that links can open through deep links. A removed app is no longer offered; links that name it keep resolving.</p>
       {canManage ? (
-        <form onSubmit={register} noValidate aria-labelledby="new-app-h">
+        <form onSubmit={submit} noValidate aria-labelledby="new-app-h">
           <h2 id="new-app-h">Register an app</h2>
           <FormError message={form.errors['']} />
           <Field label="App name" value={name} onChange={setName} error={form.errors.name} />
@@ -67,71 +73,51 @@ function AppsPage() {
             error={form.errors.storeUrl}
             hint="An https address, e.g. https://apps.apple.com/app/id123."
           />
-          <button type="submit">Register app</button>
-          <p role="status">{done}</p>
+          <Button type="submit">Register app</Button>
+          <Feedback outcome={register.outcome} />
         </form>
       ) : null}
-      <table>
-        <caption>Registered apps</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Platform</th>
-            <th scope="col">mobileAppId</th>
-            <th scope="col">Store URL</th>
-          </tr>
-        </thead>
-        <tbody>
-          {active.map((a) => (
-            <AppRow key={a.mobileAppId} app={a} canManage={canManage} />
-          ))}
-        </tbody>
-      </table>
+      <Table<AppView>
+        caption="Registered apps"
+        rows={active}
+        rowKey={(a) => a.mobileAppId}
+        columns={[
+          { heading: 'Name', cell: (a) => a.name },
+          { heading: 'Platform', cell: (a) => a.platform },
+          { heading: 'mobileAppId', cell: (a) => <code>{a.mobileAppId}</code> },
+          { heading: 'Store URL', cell: (a) => (canManage ? <StoreUrlForm app={a} /> : a.storeUrl) },
+        ]}
+      />
     </>
   );
 }
 
-function AppRow({ app, canManage }: { app: { mobileAppId: string; name: string; platform: string; storeUrl: string }; canManage: boolean }) {
-  const client = useQueryClient();
+/** An app's store URL, changed in place, and its removal. */
+function StoreUrlForm({ app }: { app: AppView }) {
   const [url, setUrl] = useState(app.storeUrl);
-  const [status, setStatus] = useState('');
   const form = useFormErrors();
-  const save = async (e: FormEvent) => {
+  const outcome = useOutcome();
+  const save = useWrite({
+    run: () => call('updateApp', { params: { id: app.mobileAppId }, body: { storeUrl: url } }),
+    invalidates: [keys.apps()],
+    said: () => 'Saved; it applies at the next click.',
+    onFail: (err) => form.show(err, ['storeUrl']),
+    shared: outcome,
+  });
+  const remove = useWrite({ run: () => call('removeApp', { params: { id: app.mobileAppId } }), invalidates: [keys.apps()], shared: outcome });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     form.clear();
-    try {
-      await call('updateApp', { params: { id: app.mobileAppId }, body: { storeUrl: url } });
-      setStatus('Saved; it applies at the next click.');
-      await client.invalidateQueries({ queryKey: ['apps'] });
-    } catch (err) {
-      form.show(err, ['storeUrl']);
-    }
-  };
-  const remove = async () => {
-    await call('removeApp', { params: { id: app.mobileAppId } });
-    await client.invalidateQueries({ queryKey: ['apps'] });
+    save.mutate();
   };
   return (
-    <tr>
-      <td>{app.name}</td>
-      <td>{app.platform}</td>
-      <td>
-        <code>{app.mobileAppId}</code>
-      </td>
-      <td>
-        {canManage ? (
-          <form onSubmit={save} noValidate className="inline">
-            <Field label={`Store URL of ${app.name}`} type="url" value={url} onChange={setUrl} error={form.errors.storeUrl ?? form.errors['']} />
-            <button type="submit">Save store URL</button>
-            <button type="button" className="secondary" onClick={() => void remove()}>
-              Remove {app.name}
-            </button>
-            <span role="status">{status}</span>
-          </form>
-        ) : (
-          app.storeUrl
-        )}
-      </td>
-    </tr>
+    <form onSubmit={submit} noValidate className="inline">
+      <Field label={`Store URL of ${app.name}`} type="url" value={url} onChange={setUrl} error={form.errors.storeUrl ?? form.errors['']} />
+      <Button type="submit">Save store URL</Button>
+      <Button variant="secondary" onClick={() => remove.mutate()}>
+        Remove {app.name}
+      </Button>
+      <Feedback outcome={outcome.outcome} inline />
+    </form>
   );
 }

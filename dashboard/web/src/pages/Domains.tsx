@@ -1,17 +1,26 @@
 // Custom domains: add one (PENDING with its TXT record to create), see its status, the record, the
 // last check and whether it points at the default short host; check now; remove. Only ACTIVE
 // domains serve links.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { createRoute } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import type { ResponseOf } from '../../../contract/schemas.ts';
-import { ApiError, call } from '../api.ts';
+import { call } from '../api.ts';
+import { keys, queries } from '../data/queries.ts';
+import { useOutcome, useWrite } from '../data/use-write.ts';
 import { appRoute } from '../routes/root.tsx';
 import { may, useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
+import { Feedback } from '../ui/Feedback.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
-export const domainsRoute = createRoute({ getParentRoute: () => appRoute, path: '/domains', component: DomainsPage });
+export const domainsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/domains',
+  staticData: { nav: { label: 'Domains' } },
+  component: DomainsPage,
+});
 
 type DomainView = ResponseOf<'domains'>['domains'][number];
 
@@ -24,20 +33,19 @@ const STATUS_TEXT: Record<DomainView['status'], string> = {
 function DomainsPage() {
   const view = useSession();
   const canManage = may(view, 'integrations:manage');
-  const client = useQueryClient();
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => call('domains') });
+  const domains = useQuery(queries.domains());
   const [host, setHost] = useState('');
   const form = useFormErrors();
-  const add = async (e: FormEvent) => {
+  const add = useWrite({
+    run: () => call('addDomain', { body: { host } }),
+    invalidates: [keys.domains()],
+    onDone: () => setHost(''),
+    onFail: (err) => form.show(err, ['host']),
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     form.clear();
-    try {
-      await call('addDomain', { body: { host } });
-      setHost('');
-      await client.invalidateQueries({ queryKey: ['domains'] });
-    } catch (err) {
-      form.show(err, ['host']);
-    }
+    add.mutate();
   };
   return (
     <>
@@ -47,11 +55,11 @@ function DomainsPage() {
         your DNS provider; it is checked every minute for the first hour, then hourly, for 7 days.
       </p>
       {canManage ? (
-        <form onSubmit={add} noValidate aria-labelledby="add-domain-h">
+        <form onSubmit={submit} noValidate aria-labelledby="add-domain-h">
           <h2 id="add-domain-h">Add a domain</h2>
           <FormError message={form.errors['']} />
           <Field label="Domain" value={host} onChange={setHost} error={form.errors.host} hint="A host name only: no https://, no path." />
-          <button type="submit">Add domain</button>
+          <Button type="submit">Add domain</Button>
         </form>
       ) : null}
       {(domains.data?.domains ?? []).map((d) => (
@@ -63,18 +71,19 @@ function DomainsPage() {
 }
 
 function DomainCard({ domain: d, defaultHost, canManage }: { domain: DomainView; defaultHost: string; canManage: boolean }) {
-  const client = useQueryClient();
-  const [message, setMessage] = useState('');
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setMessage('');
-    try {
-      await work();
-      setMessage(done);
-      await client.invalidateQueries({ queryKey: ['domains'] });
-    } catch (err) {
-      setMessage(err instanceof ApiError ? err.message : 'That did not work; try again.');
-    }
-  };
+  const outcome = useOutcome();
+  const check = useWrite({
+    run: () => call('checkDomain', { params: { id: d.id } }),
+    invalidates: [keys.domains()],
+    said: () => 'Checked.',
+    shared: outcome,
+  });
+  const remove = useWrite({
+    run: () => call('removeDomain', { params: { id: d.id } }),
+    invalidates: [keys.domains()],
+    said: () => `${d.host} removed.`,
+    shared: outcome,
+  });
   const headingId = `domain-${d.id}`;
   return (
     <section aria-labelledby={headingId} className="card">
@@ -104,17 +113,13 @@ function DomainCard({ domain: d, defaultHost, canManage }: { domain: DomainView;
       ) : null}
       {canManage ? (
         <div className="actions">
-          {d.status !== 'ACTIVE' ? (
-            <button type="button" onClick={() => void act(() => call('checkDomain', { params: { id: d.id } }), 'Checked.')}>
-              Check {d.host} now
-            </button>
-          ) : null}
-          <button type="button" className="secondary" onClick={() => void act(() => call('removeDomain', { params: { id: d.id } }), `${d.host} removed.`)}>
+          {d.status !== 'ACTIVE' ? <Button onClick={() => check.mutate()}>Check {d.host} now</Button> : null}
+          <Button variant="secondary" onClick={() => remove.mutate()}>
             Remove {d.host}
-          </button>
+          </Button>
         </div>
       ) : null}
-      <p role="status">{message}</p>
+      <Feedback outcome={outcome.outcome} />
     </section>
   );
 }

@@ -1,9 +1,14 @@
+// An invitation (its token in the URL's fragment): who invites whom as what, then a password
+// (a new account's, or the existing one's) accepts it and signs in.
 import { useQuery } from '@tanstack/react-query';
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError, call } from '../api.ts';
+import { queries } from '../data/queries.ts';
+import { useWrite } from '../data/use-write.ts';
 import { rootRoute } from '../routes/root.tsx';
 import { useSetSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
@@ -14,23 +19,25 @@ const tokenOfLocation = (): string => decodeURIComponent(window.location.hash.re
 
 function InvitePage() {
   const [token] = useState(tokenOfLocation);
-  const invite = useQuery({ queryKey: ['invite', token], queryFn: () => call('inviteLookup', { body: { token } }), retry: false });
+  const invite = useQuery({ ...queries.invite(token), retry: false });
   const navigate = useNavigate();
   const setSession = useSetSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const form = useFormErrors();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    try {
-      const view = await call('inviteAccept', { body: { token, password, ...(invite.data?.email ? {} : { email }) } });
+  const accept = useWrite({
+    run: () => call('inviteAccept', { body: { token, password, ...(invite.data?.email ? {} : { email }) } }),
+    onDone: async (view) => {
       setSession(view);
       if (view.stage === 'second_factor') await navigate({ to: '/sign-in/code', search: { redirect: '/links' } });
       else await navigate({ to: '/account' });
-    } catch (err) {
-      form.show(err, ['email', 'password']);
-    }
+    },
+    onFail: (err) => form.show(err, ['email', 'password']),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    accept.mutate();
   };
   if (invite.isPending)
     return (
@@ -75,7 +82,7 @@ function InvitePage() {
           hint={data.existingUser ? 'You have an account already: your password adds this organisation to it.' : 'At least 12 characters.'}
           required
         />
-        <button type="submit">{data.existingUser ? 'Join' : 'Create account'}</button>
+        <Button type="submit">{data.existingUser ? 'Join' : 'Create account'}</Button>
       </form>
     </main>
   );

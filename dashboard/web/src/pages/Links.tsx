@@ -1,12 +1,18 @@
 // The Links page: the API's list filters (the same DSL) and paging in the URL's search params (so
 // a filtered page can be bookmarked and Back works), bulk archive/restore of the selected rows.
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createRoute, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useId, useState } from 'react';
+import type { ResponseOf } from '../../../contract/schemas.ts';
 import { ApiError, call } from '../api.ts';
+import { keys, queries } from '../data/queries.ts';
+import { useWrite } from '../data/use-write.ts';
 import { appRoute } from '../routes/root.tsx';
 import { may, useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
+import { Feedback } from '../ui/Feedback.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
+import { Table } from '../ui/Table.tsx';
 
 export interface LinksSearch {
   q?: string;
@@ -24,26 +30,23 @@ export const linksRoute = createRoute({
     page: typeof s.page === 'number' && Number.isInteger(s.page) && s.page > 0 ? s.page : undefined,
     size: typeof s.size === 'number' && PAGE_SIZES.includes(s.size) ? s.size : undefined,
   }),
+  staticData: { nav: { label: 'Links' } },
   component: LinksPage,
 });
+
+type LinkRow = ResponseOf<'links'>['data'][number];
 
 function LinksPage() {
   const search = linksRoute.useSearch();
   const navigate = useNavigate({ from: '/links' });
   const view = useSession();
   const canWrite = may(view, 'links:write');
-  const client = useQueryClient();
   const [filter, setFilter] = useState(search.q ?? '');
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [bulkMessage, setBulkMessage] = useState('');
   const sizeId = useId();
   const page = search.page ?? 0;
   const size = search.size ?? 20;
-  const list = useQuery({
-    queryKey: ['links', search.q ?? '', page, size],
-    queryFn: () => call('links', { query: { query: search.q, page, size } }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useQuery({ ...queries.linkPage(search.q, page, size), placeholderData: keepPreviousData });
   const filterError = list.error instanceof ApiError ? list.error.message : undefined;
 
   const applyFilter = (e: FormEvent) => {
@@ -59,20 +62,13 @@ function LinksPage() {
       else next.add(code);
       return next;
     });
-  const bulk = async (isActive: boolean) => {
-    setBulkMessage('');
-    try {
-      const r = await call('bulkActive', { body: { shortCodes: [...selected], isActive } });
-      const verb = isActive ? 'restored' : 'archived';
-      setBulkMessage(
-        `${r.updated.length} ${r.updated.length === 1 ? 'link' : 'links'} ${verb}.${r.failed.length ? ` Not changed: ${r.failed.map((f) => `${f.shortCode} (${f.message})`).join(', ')}.` : ''}`,
-      );
-      setSelected(new Set());
-      await client.invalidateQueries({ queryKey: ['links'] });
-    } catch (err) {
-      setBulkMessage(err instanceof ApiError ? err.message : 'The change could not be saved.');
-    }
-  };
+  const bulk = useWrite({
+    run: (isActive: boolean) => call('bulkActive', { body: { shortCodes: [...selected], isActive } }),
+    invalidates: [keys.links()],
+    said: (r, isActive) =>
+      `${r.updated.length} ${r.updated.length === 1 ? 'link' : 'links'} ${isActive ? 'restored' : 'archived'}.${r.failed.length ? ` Not changed: ${r.failed.map((f) => `${f.shortCode} (${f.message})`).join(', ')}.` : ''}`,
+    onDone: () => setSelected(new Set()),
+  });
 
   const data = list.data;
   const rows = data?.data ?? [];
@@ -113,88 +109,85 @@ function LinksPage() {
             ))}
           </select>
         </div>
-        <button type="submit">Apply filter</button>
+        <Button type="submit">Apply filter</Button>
       </form>
       {canWrite ? (
         <fieldset className="bulk">
           <legend className="visually-hidden">Bulk actions</legend>
-          <button type="button" disabled={selected.size === 0} onClick={() => void bulk(false)}>
+          <Button disabled={selected.size === 0} onClick={() => bulk.mutate(false)}>
             Archive selected
-          </button>
-          <button type="button" className="secondary" disabled={selected.size === 0} onClick={() => void bulk(true)}>
+          </Button>
+          <Button variant="secondary" disabled={selected.size === 0} onClick={() => bulk.mutate(true)}>
             Restore selected
-          </button>
-          <span role="status">{bulkMessage}</span>
+          </Button>
+          <Feedback outcome={bulk.outcome} inline />
         </fieldset>
       ) : null}
       <FormError message={list.isError && !filterError ? 'The links could not be loaded.' : undefined} />
-      <table aria-busy={list.isFetching}>
-        <caption>
-          {data ? `${data.page.totalElements} ${data.page.totalElements === 1 ? 'link' : 'links'}${search.q ? ' matching the filter' : ''}` : 'Links'}
-        </caption>
-        <thead>
-          <tr>
-            {canWrite ? (
-              <th scope="col">
-                <input
-                  type="checkbox"
-                  aria-label="Select every link on this page"
-                  checked={allSelected}
-                  onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((l) => l.shortCode)))}
-                />
-              </th>
-            ) : null}
-            <th scope="col">Short link</th>
-            <th scope="col">Destination</th>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            <th scope="col">Analytics</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((l) => (
-            <tr key={l.shortCode}>
-              {canWrite ? (
-                <td>
-                  <input type="checkbox" aria-label={`Select ${l.shortCode}`} checked={selected.has(l.shortCode)} onChange={() => toggle(l.shortCode)} />
-                </td>
-              ) : null}
-              <td>
-                <Link to="/links/$code" params={{ code: l.shortCode }}>
-                  {l.smartLink}
-                </Link>
-              </td>
-              <td className="url">{l.url}</td>
-              <td>{l.shortLinkName ?? ''}</td>
-              <td>{l.isActive ? 'Active' : 'Archived'}</td>
-              <td>
+      <Table<LinkRow>
+        busy={list.isFetching}
+        caption={data ? `${data.page.totalElements} ${data.page.totalElements === 1 ? 'link' : 'links'}${search.q ? ' matching the filter' : ''}` : 'Links'}
+        rows={rows}
+        rowKey={(l) => l.shortCode}
+        columns={[
+          canWrite && {
+            heading: 'Select',
+            headingCell: (
+              <input
+                type="checkbox"
+                aria-label="Select every link on this page"
+                checked={allSelected}
+                onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((l) => l.shortCode)))}
+              />
+            ),
+            cell: (l) => (
+              <input type="checkbox" aria-label={`Select ${l.shortCode}`} checked={selected.has(l.shortCode)} onChange={() => toggle(l.shortCode)} />
+            ),
+          },
+          {
+            heading: 'Short link',
+            cell: (l) => (
+              <Link to="/links/$code" params={{ code: l.shortCode }}>
+                {l.smartLink}
+              </Link>
+            ),
+          },
+          { heading: 'Destination', className: 'url', cell: (l) => l.url },
+          { heading: 'Name', cell: (l) => l.shortLinkName ?? '' },
+          { heading: 'Status', cell: (l) => (l.isActive ? 'Active' : 'Archived') },
+          {
+            heading: 'Created',
+            cell: (l) => (
+              <>
                 <time dateTime={l.createdAt}>{new Date(l.createdAt).toLocaleString()}</time>
                 <br />
                 <span className="hint">
                   by {l.createdBy} ({l.createdVia === 'INTERNAL' ? 'dashboard' : 'API'})
                 </span>
-              </td>
-              <td>
-                <Link to="/analytics" search={{ shortCode: l.shortCode }} aria-label={`Analytics of ${l.shortCode}`}>
-                  Analytics
-                </Link>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          {
+            heading: 'Analytics',
+            cell: (l) => (
+              <Link to="/analytics" search={{ shortCode: l.shortCode }} aria-label={`Analytics of ${l.shortCode}`}>
+                Analytics
+              </Link>
+            ),
+          },
+        ]}
+      />
       {data ? (
         <nav className="pager" aria-label="Pages">
-          <button type="button" className="secondary" disabled={page === 0} onClick={() => goTo(page - 1)}>
+          <Button variant="secondary" disabled={page === 0} onClick={() => goTo(page - 1)}>
             Previous page
-          </button>
+          </Button>
           <span>
             Page {data.page.totalPages === 0 ? 0 : page + 1} of {data.page.totalPages}
           </span>
-          <button type="button" className="secondary" disabled={page + 1 >= data.page.totalPages} onClick={() => goTo(page + 1)}>
+          <Button variant="secondary" disabled={page + 1 >= data.page.totalPages} onClick={() => goTo(page + 1)}>
             Next page
-          </button>
+          </Button>
         </nav>
       ) : null}
     </>

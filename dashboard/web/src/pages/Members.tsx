@@ -1,56 +1,79 @@
 // Members: who belongs to the organisation with which role, pending invitations, seats used;
 // owners and admins invite (the link is shown to copy), change roles and remove people. The
 // server decides: admins cannot touch owners, and the last owner stays.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { createRoute } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import { ApiError, call } from '../api.ts';
+import type { ResponseOf } from '../../../contract/schemas.ts';
+import { call } from '../api.ts';
+import { keys, queries } from '../data/queries.ts';
+import { useOutcome, useWrite } from '../data/use-write.ts';
 import { appRoute } from '../routes/root.tsx';
 import { may, useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { SelectField } from '../ui/Choice.tsx';
+import { Feedback } from '../ui/Feedback.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
+import { Table } from '../ui/Table.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
-export const membersRoute = createRoute({ getParentRoute: () => appRoute, path: '/members', component: MembersPage });
+export const membersRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/members',
+  staticData: { nav: { label: 'Members' } },
+  component: MembersPage,
+});
 
 const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 type Role = (typeof ROLES)[number];
 const roleOptions = ROLES.map((r) => ({ value: r, label: r }));
+type MembersView = ResponseOf<'members'>;
+type Member = MembersView['members'][number];
+type Invite = MembersView['invites'][number];
 
 function MembersPage() {
   const view = useSession();
   const canManage = may(view, 'members:manage');
-  const client = useQueryClient();
-  const data = useQuery({ queryKey: ['members'], queryFn: () => call('members') });
+  const data = useQuery(queries.members());
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [link, setLink] = useState('');
-  const [message, setMessage] = useState('');
   const form = useFormErrors();
-  const refresh = () => client.invalidateQueries({ queryKey: ['members'] });
-  const invite = async (e: FormEvent) => {
+  const invite = useWrite({
+    run: () => call('invite', { body: { email, role } }),
+    invalidates: [keys.members()],
+    onDone: (r) => {
+      setLink(r.inviteUrl);
+      setEmail('');
+    },
+    onFail: (err) => form.show(err, ['email', 'role']),
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     form.clear();
     setLink('');
-    try {
-      const r = await call('invite', { body: { email, role } });
-      setLink(r.inviteUrl);
-      setEmail('');
-      await refresh();
-    } catch (err) {
-      form.show(err, ['email', 'role']);
-    }
+    invite.mutate();
   };
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setMessage('');
-    try {
-      await work();
-      setMessage(done);
-      await refresh();
-    } catch (err) {
-      setMessage(err instanceof ApiError ? err.message : 'The change could not be saved.');
-    }
-  };
+  // The rows' actions report to the page's one status line.
+  const rowsOutcome = useOutcome();
+  const changeRole = useWrite({
+    run: (m: { userId: string; email: string; role: Role }) => call('changeRole', { params: { userId: m.userId }, body: { role: m.role } }),
+    invalidates: [keys.members()],
+    said: (_, m) => `${m.email} is now ${m.role}.`,
+    shared: rowsOutcome,
+  });
+  const removeMember = useWrite({
+    run: (m: Member) => call('removeMember', { params: { userId: m.userId } }),
+    invalidates: [keys.members()],
+    said: (_, m) => `${m.email} removed.`,
+    shared: rowsOutcome,
+  });
+  const withdraw = useWrite({
+    run: (i: Invite) => call('revokeInvite', { params: { id: i.id } }),
+    invalidates: [keys.members()],
+    said: () => 'Invitation withdrawn.',
+    shared: rowsOutcome,
+  });
   const seats = data.data?.seats;
   return (
     <>
@@ -61,12 +84,12 @@ function MembersPage() {
         </p>
       ) : null}
       {canManage ? (
-        <form onSubmit={invite} noValidate aria-labelledby="invite-h">
+        <form onSubmit={submit} noValidate aria-labelledby="invite-h">
           <h2 id="invite-h">Invite someone</h2>
           <FormError message={form.errors['']} />
           <Field label="E-mail of the person to invite" type="email" value={email} onChange={setEmail} error={form.errors.email} />
           <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={roleOptions} error={form.errors.role} />
-          <button type="submit">Create invitation</button>
+          <Button type="submit">Create invitation</Button>
           {link ? (
             <div role="status">
               <Field
@@ -77,100 +100,66 @@ function MembersPage() {
                 className="secret"
                 hint="Send it to them; it works once, for 7 days."
               />
-              <button type="button" className="secondary" onClick={() => void navigator.clipboard.writeText(link).catch(() => undefined)}>
+              <Button variant="secondary" onClick={() => void navigator.clipboard.writeText(link).catch(() => undefined)}>
                 Copy link
-              </button>
+              </Button>
             </div>
           ) : null}
         </form>
       ) : null}
-      <p role="status">{message}</p>
-      <table>
-        <caption>Members</caption>
-        <thead>
-          <tr>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">2FA</th>
-            {canManage ? (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            ) : null}
-          </tr>
-        </thead>
-        <tbody>
-          {(data.data?.members ?? []).map((m) => (
-            <tr key={m.userId}>
-              <td>
-                {m.email}
-                {m.you ? ' (you)' : ''}
-              </td>
-              <td>
-                {canManage ? (
-                  <SelectField
-                    label={`Role of ${m.email}`}
-                    value={m.role}
-                    options={roleOptions}
-                    onChange={(v) => void act(() => call('changeRole', { params: { userId: m.userId }, body: { role: v as Role } }), `${m.email} is now ${v}.`)}
-                  />
-                ) : (
-                  m.role
-                )}
-              </td>
-              <td>{m.twoFactor ? 'on' : 'off'}</td>
-              {canManage ? (
-                <td>
-                  <button
-                    type="button"
-                    className="secondary"
-                    onClick={() => void act(() => call('removeMember', { params: { userId: m.userId } }), `${m.email} removed.`)}
-                  >
-                    Remove {m.email}
-                  </button>
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table>
-        <caption>Pending invitations</caption>
-        <thead>
-          <tr>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">Invited by</th>
-            <th scope="col">Expires</th>
-            {canManage ? (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            ) : null}
-          </tr>
-        </thead>
-        <tbody>
-          {(data.data?.invites ?? []).map((i) => (
-            <tr key={i.id}>
-              <td>{i.email ?? '(chosen by the invitee)'}</td>
-              <td>{i.role}</td>
-              <td>{i.invitedBy}</td>
-              <td>{new Date(i.expiresAt).toLocaleString()}</td>
-              {canManage ? (
-                <td>
-                  <button
-                    type="button"
-                    className="secondary"
-                    onClick={() => void act(() => call('revokeInvite', { params: { id: i.id } }), 'Invitation withdrawn.')}
-                  >
-                    Withdraw invitation for {i.email ?? 'anyone'}
-                  </button>
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Feedback outcome={rowsOutcome.outcome} />
+      <Table<Member>
+        caption="Members"
+        rows={data.data?.members ?? []}
+        rowKey={(m) => m.userId}
+        columns={[
+          { heading: 'E-mail', cell: (m) => `${m.email}${m.you ? ' (you)' : ''}` },
+          {
+            heading: 'Role',
+            cell: (m) =>
+              canManage ? (
+                <SelectField
+                  label={`Role of ${m.email}`}
+                  value={m.role}
+                  options={roleOptions}
+                  onChange={(v) => changeRole.mutate({ userId: m.userId, email: m.email, role: v as Role })}
+                />
+              ) : (
+                m.role
+              ),
+          },
+          { heading: '2FA', cell: (m) => (m.twoFactor ? 'on' : 'off') },
+          canManage && {
+            heading: 'Actions',
+            hideHeading: true,
+            cell: (m) => (
+              <Button variant="secondary" onClick={() => removeMember.mutate(m)}>
+                Remove {m.email}
+              </Button>
+            ),
+          },
+        ]}
+      />
+      <Table<Invite>
+        caption="Pending invitations"
+        rows={data.data?.invites ?? []}
+        rowKey={(i) => i.id}
+        columns={[
+          { heading: 'E-mail', cell: (i) => i.email ?? '(chosen by the invitee)' },
+          { heading: 'Role', cell: (i) => i.role },
+          { heading: 'Invited by', cell: (i) => i.invitedBy },
+          { heading: 'Expires', cell: (i) => new Date(i.expiresAt).toLocaleString() },
+          canManage && {
+            heading: 'Actions',
+            hideHeading: true,
+            cell: (i) => (
+              <Button variant="secondary" onClick={() => withdraw.mutate(i)}>
+                Withdraw invitation for {i.email ?? 'anyone'}
+              </Button>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

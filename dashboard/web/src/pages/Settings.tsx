@@ -5,16 +5,25 @@ import { createRoute } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import type { ResponseOf } from '../../../contract/schemas.ts';
 import { call } from '../api.ts';
+import { keys, queries } from '../data/queries.ts';
+import { useWrite } from '../data/use-write.ts';
 import { appRoute } from '../routes/root.tsx';
-import { may, sessionQuery, useSession } from '../session.ts';
+import { may, useSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { CheckField } from '../ui/Choice.tsx';
+import { Feedback } from '../ui/Feedback.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
-export const settingsRoute = createRoute({ getParentRoute: () => appRoute, path: '/settings', component: SettingsPage });
+export const settingsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/settings',
+  staticData: { nav: { label: 'Settings' } },
+  component: SettingsPage,
+});
 
 function SettingsPage() {
-  const org = useQuery({ queryKey: ['org'], queryFn: () => call('org') });
+  const org = useQuery(queries.org());
   return (
     <>
       <h1>Organisation settings</h1>
@@ -30,23 +39,23 @@ function SettingsForm({ org }: { org: ResponseOf<'org'> }) {
   const [name, setName] = useState(org.name);
   const [timezone, setTimezone] = useState(org.timezone);
   const [require2fa, setRequire2fa] = useState(org.require2fa);
-  const [saved, setSaved] = useState('');
   const form = useFormErrors();
-  const save = async (e: FormEvent) => {
+  const save = useWrite({
+    run: () => call('updateOrg', { body: { name, timezone, require2fa } }),
+    invalidates: [keys.session()],
+    said: () => 'Settings saved.',
+    onDone: (r) => {
+      client.setQueryData(keys.org(), r);
+    },
+    onFail: (err) => form.show(err, ['name', 'timezone', 'require2fa']),
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     form.clear();
-    setSaved('');
-    try {
-      const r = await call('updateOrg', { body: { name, timezone, require2fa } });
-      client.setQueryData(['org'], r);
-      await client.invalidateQueries({ queryKey: sessionQuery.queryKey });
-      setSaved('Settings saved.');
-    } catch (err) {
-      form.show(err, ['name', 'timezone', 'require2fa']);
-    }
+    save.mutate();
   };
   return (
-    <form onSubmit={save} noValidate>
+    <form onSubmit={submit} noValidate>
       <FormError message={form.errors['']} />
       <p>Plan: {org.plan}</p>
       <fieldset disabled={!canEdit}>
@@ -61,8 +70,8 @@ function SettingsForm({ org }: { org: ResponseOf<'org'> }) {
         />
         <CheckField label="Require two-factor authentication for every member" checked={require2fa} onChange={setRequire2fa} error={form.errors.require2fa} />
       </fieldset>
-      {canEdit ? <button type="submit">Save settings</button> : <p>Only owners change these settings.</p>}
-      <p role="status">{saved}</p>
+      {canEdit ? <Button type="submit">Save settings</Button> : <p>Only owners change these settings.</p>}
+      <Feedback outcome={save.outcome} />
     </form>
   );
 }

@@ -1,8 +1,12 @@
+// Sign-in: e-mail and password, then (when the account has it) the second factor; afterwards back
+// to where the user was (same-origin paths only).
 import { createRoute, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { call } from '../api.ts';
+import { useWrite } from '../data/use-write.ts';
 import { rootRoute, safeRedirect } from '../routes/root.tsx';
 import { useSetSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
@@ -17,22 +21,20 @@ function SignInPage() {
   const setSession = useSetSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
   const form = useFormErrors();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    form.clear();
-    try {
-      const view = await call('signIn', { body: { email, password } });
+  const signIn = useWrite({
+    run: () => call('signIn', { body: { email, password } }),
+    onDone: async (view) => {
       setSession(view);
       if (view.stage === 'second_factor') await navigate({ to: '/sign-in/code', search: { redirect } });
       else await navigate({ to: safeRedirect(redirect) });
-    } catch (err) {
-      form.show(err, ['email', 'password']);
-    } finally {
-      setBusy(false);
-    }
+    },
+    onFail: (err) => form.show(err, ['email', 'password']),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    signIn.mutate();
   };
   return (
     <main className="narrow" id="main">
@@ -41,9 +43,9 @@ function SignInPage() {
         <FormError message={form.errors['']} />
         <Field label="E-mail" type="email" autoComplete="username" value={email} onChange={setEmail} error={form.errors.email} required />
         <Field label="Password" type="password" autoComplete="current-password" value={password} onChange={setPassword} error={form.errors.password} required />
-        <button type="submit" disabled={busy}>
+        <Button type="submit" disabled={signIn.isPending}>
           Sign in
-        </button>
+        </Button>
       </form>
       <p>
         No account? Ask an owner or admin of your organisation for an invitation. <Link to="/sign-up">Sign up</Link> if this server allows it.
@@ -58,16 +60,18 @@ function SecondFactorPage() {
   const setSession = useSetSession();
   const [code, setCode] = useState('');
   const form = useFormErrors();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    form.clear();
-    try {
-      const view = await call('secondFactor', { body: { code } });
+  const verify = useWrite({
+    run: () => call('secondFactor', { body: { code } }),
+    onDone: async (view) => {
       setSession(view);
       await navigate({ to: safeRedirect(redirect) });
-    } catch (err) {
-      form.show(err, ['code']);
-    }
+    },
+    onFail: (err) => form.show(err, ['code']),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    form.clear();
+    verify.mutate();
   };
   return (
     <main className="narrow" id="main">
@@ -83,7 +87,7 @@ function SecondFactorPage() {
           error={form.errors.code}
           required
         />
-        <button type="submit">Continue</button>
+        <Button type="submit">Continue</Button>
       </form>
     </main>
   );

@@ -1,8 +1,12 @@
+// Sign-up (DASHBOARD_SIGNUP=open): an account with a new FREE organisation it owns; with sign-up
+// by invitation only, the server's refusal is explained.
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { call } from '../api.ts';
+import { useWrite } from '../data/use-write.ts';
 import { rootRoute } from '../routes/root.tsx';
 import { useSetSession } from '../session.ts';
+import { Button } from '../ui/Button.tsx';
 import { Field, FormError } from '../ui/Field.tsx';
 import { useFormErrors } from '../ui/use-form-errors.ts';
 
@@ -15,15 +19,18 @@ function SignUpPage() {
   const [password, setPassword] = useState('');
   const [organisation, setOrganisation] = useState('');
   const form = useFormErrors();
-  const submit = async (e: FormEvent) => {
+  const signUp = useWrite({
+    run: () => call('signUp', { body: { email, password, organisation } }),
+    onDone: async (view) => {
+      setSession(view);
+      await navigate({ to: '/links' });
+    },
+    onFail: (err) => form.show(err, ['email', 'password', 'organisation']),
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     form.clear();
-    try {
-      setSession(await call('signUp', { body: { email, password, organisation } }));
-      await navigate({ to: '/links' });
-    } catch (err) {
-      form.show(err, ['email', 'password', 'organisation']);
-    }
+    signUp.mutate();
   };
   return (
     <main className="narrow" id="main">
@@ -42,7 +49,7 @@ function SignUpPage() {
           hint="At least 12 characters."
           required
         />
-        <button type="submit">Create account</button>
+        <Button type="submit">Create account</Button>
       </form>
     </main>
   );

@@ -2,15 +2,33 @@
 // custom domains used.
 import { useQuery } from '@tanstack/react-query';
 import { createRoute } from '@tanstack/react-router';
-import { call } from '../api.ts';
+import type { ResponseOf } from '../../../contract/schemas.ts';
+import { queries } from '../data/queries.ts';
 import { appRoute } from '../routes/root.tsx';
+import { Table } from '../ui/Table.tsx';
 
-export const usageRoute = createRoute({ getParentRoute: () => appRoute, path: '/usage', component: UsagePage });
+export const usageRoute = createRoute({ getParentRoute: () => appRoute, path: '/usage', staticData: { nav: { label: 'Usage' } }, component: UsagePage });
 
 const n = (v: number) => v.toLocaleString('en-GB');
 
+type Usage = ResponseOf<'usage'>;
+interface Line {
+  what: string;
+  used: number;
+  limit: number;
+  /** Counted past the plan, with its charge; none: not charged. */
+  overage?: { count: number; eur: number };
+}
+
+const linesOf = (u: Usage): Line[] => [
+  { what: 'Links created', used: u.links.used, limit: u.links.limit, overage: { count: u.links.overage, eur: u.links.overageEur } },
+  { what: 'Clicks', used: u.clicks.used, limit: u.clicks.limit, overage: { count: u.clicks.overage, eur: u.clicks.overageEur } },
+  { what: 'Seats', used: u.seats.used, limit: u.seats.limit },
+  { what: 'Custom domains', used: u.domains.used, limit: u.domains.limit },
+];
+
 function UsagePage() {
-  const usage = useQuery({ queryKey: ['usage'], queryFn: () => call('usage') });
+  const usage = useQuery(queries.usage());
   const u = usage.data;
   return (
     <>
@@ -20,48 +38,18 @@ function UsagePage() {
           <p>
             Plan {u.plan}, billing cycle since {u.periodStart}.
           </p>
-          <table>
-            <caption>This cycle</caption>
-            <thead>
-              <tr>
-                <th scope="col">What</th>
-                <th scope="col">Used</th>
-                <th scope="col">Included</th>
-                <th scope="col">Overage</th>
-                <th scope="col">Charge</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th scope="row">Links created</th>
-                <td>{n(u.links.used)}</td>
-                <td>{n(u.links.limit)}</td>
-                <td>{n(u.links.overage)}</td>
-                <td>{u.links.overageEur.toFixed(2)} €</td>
-              </tr>
-              <tr>
-                <th scope="row">Clicks</th>
-                <td>{n(u.clicks.used)}</td>
-                <td>{n(u.clicks.limit)}</td>
-                <td>{n(u.clicks.overage)}</td>
-                <td>{u.clicks.overageEur.toFixed(2)} €</td>
-              </tr>
-              <tr>
-                <th scope="row">Seats</th>
-                <td>{n(u.seats.used)}</td>
-                <td>{n(u.seats.limit)}</td>
-                <td>–</td>
-                <td>–</td>
-              </tr>
-              <tr>
-                <th scope="row">Custom domains</th>
-                <td>{n(u.domains.used)}</td>
-                <td>{n(u.domains.limit)}</td>
-                <td>–</td>
-                <td>–</td>
-              </tr>
-            </tbody>
-          </table>
+          <Table<Line>
+            caption="This cycle"
+            rows={linesOf(u)}
+            rowKey={(l) => l.what}
+            columns={[
+              { heading: 'What', rowHeader: true, cell: (l) => l.what },
+              { heading: 'Used', cell: (l) => n(l.used) },
+              { heading: 'Included', cell: (l) => n(l.limit) },
+              { heading: 'Overage', cell: (l) => (l.overage ? n(l.overage.count) : '–') },
+              { heading: 'Charge', cell: (l) => (l.overage ? `${l.overage.eur.toFixed(2)} €` : '–') },
+            ]}
+          />
           <p>Overage charge this cycle: {u.totalOverageEur.toFixed(2)} €.</p>
         </>
       ) : (

@@ -3,10 +3,19 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, Outlet, redirect } from '@tanstack/react-router';
 import { sessionQuery } from '../session.ts';
-import { Shell } from '../ui/Shell.tsx';
+import { type NavEntry, type NavItem, Shell } from '../ui/Shell.tsx';
 
 export interface RouterContext {
   queryClient: QueryClient;
+  /** The navigation, in order (pages/index.ts derives it from the pages' routes). */
+  nav: readonly NavItem[];
+}
+
+declare module '@tanstack/react-router' {
+  interface StaticDataRouteOption {
+    /** The page's entry in the navigation; none: not listed there. */
+    nav?: NavEntry;
+  }
 }
 
 export const rootRoute = createRootRouteWithContext<RouterContext>()({ component: Outlet });

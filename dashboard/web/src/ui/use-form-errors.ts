@@ -8,6 +8,8 @@ export function useFormErrors() {
   return {
     errors,
     clear: () => setErrors({}),
+    /** Errors the form found itself, by field. */
+    set: (byField: Record<string, string>) => setErrors(byField),
     /** Shows `err`; `fields` are the form's field names (anything else goes to the form message). */
     show: (err: unknown, fields: readonly string[]) => {
       if (!(err instanceof ApiError)) {
