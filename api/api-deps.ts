@@ -3,6 +3,7 @@
 import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
 import type { Sql } from '../shared/db/database.ts';
 import type { KeyLookup } from '../shared/keys/principal.ts';
+import type { PurgeLinkEvents } from '../shared/links/delete-link.ts';
 import type { LinkServiceDeps } from '../shared/links/save-link.ts';
 import type { RateLimiter } from '../shared/limits/rate-limiter.ts';
 import type { TrustProxy } from '../shared/net/trusted-proxies.ts';
@@ -29,6 +30,8 @@ export interface ApiDeps {
   now(): number;
   /** The analytics read side (browse, sync, export). */
   analytics: AnalyticsReads;
+  /** Removes every analytics event of a link (delete with purgeAnalytics). */
+  purgeLinkEvents?: PurgeLinkEvents;
   /** GET /readyz; default: ready, with no dependency check. */
   readiness?: Readiness;
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { validationFailed } from '../../shared/errors/domain-errors.ts';
 import type { Principal } from '../../shared/keys/principal.ts';
 import { bulkSaveLinks } from '../../shared/links/bulk-save-links.ts';
+import { deleteLink } from '../../shared/links/delete-link.ts';
 import { listLinks, parseListRequest } from '../../shared/links/list-links.ts';
 import { saveLink, type Actor } from '../../shared/links/save-link.ts';
 import { resolveLink } from '../../shared/redirects/resolve-link.ts';
@@ -26,6 +27,12 @@ export function registerLinkRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/link/external/v1/shortenedUrl/bulkSave', WRITE, async (request) => ({
     response: await bulkSaveLinks(links, actorOf(principalOf(request)), request.body, request.log),
   }));
+
+  // The Short URL object as it was; with purgeAnalytics its events are purged after the delete.
+  app.post('/link/external/v1/shortenedUrl/delete', WRITE, async (request) => {
+    const { view } = await deleteLink(links, actorOf(principalOf(request)), request.body, deps.purgeLinkEvents);
+    return { response: view };
+  });
 
   app.post('/link/external/v1/shortenedUrl/resolve', READ, async (request) => ({
     response: await resolveLink(links, principalOf(request).org, request.body),
