@@ -1,9 +1,10 @@
 // Invariant: analytics routes check key, scope and their own rate-limit bucket first (declared as
 // config.auth, checked on request arrival), then the
 // plan feature (export: ANALYTICS_EXPORT, 402 FE001), then hand the query string to the
-// analytics read port. Exports stream straight to the socket.
+// analytics read port (the purge's body to the purge port). Exports stream straight to the socket.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { dependencyUnavailable } from '../../shared/errors/domain-errors.ts';
 import { featureNotAvailable } from '../../shared/orgs/plan-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
@@ -18,6 +19,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
   app.get('/link/external/v1/analytics/aggregates', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
     const principal = principalOf(request);
     return { response: await deps.analytics.aggregates(principal.org, request.query as Record<string, unknown>) };
+  });
+
+  // Scope analytics:delete (never given to a key by default), bucket crud.
+  app.post('/link/external/v1/analytics/events/purge', { config: { auth: { scope: 'analytics:delete', bucket: 'crud' } } }, async (request) => {
+    if (!deps.analyticsPurge) throw dependencyUnavailable();
+    return { response: await deps.analyticsPurge.purge(principalOf(request).org, request.body) };
   });
 
   app.get(

@@ -3,8 +3,10 @@
 // organisation), the row is removed, its invalidation is queued in the outbox (every cache tier
 // drops it, and the code answers 404 EN001 everywhere) and link.deleted is queued for webhooks
 // with the Short URL object as it was. A code of another organisation, unknown or already deleted
-// answers 404 EN001 alike. With purgeAnalytics the link's events are purged once the delete has
-// committed (the purge is not part of the Postgres transaction).
+// answers 404 EN001 alike. With purgeAnalytics the purge must be able to run (checked first), and
+// the link's events, all time, are purged once the delete has committed: every event stored
+// before the delete (event-purge.ts). Should that purge fail, the link stays deleted and the
+// error is answered; the purge endpoint with shortCode finishes it.
 import { z } from 'zod';
 import { findApps } from '../apps/mobile-app-repository.ts';
 import { enqueueInvalidations } from '../bus/invalidation-outbox.ts';
@@ -25,8 +27,13 @@ export const deleteLinkRequestSchema = z.object({
 });
 export type DeleteLinkRequest = z.infer<typeof deleteLinkRequestSchema>;
 
-/** Removes every stored analytics event of the organisation's link `shortCode`; returns how many. */
-export type PurgeLinkEvents = (orgId: string, shortCode: string) => Promise<number>;
+/** The analytics purge as a delete needs it. */
+export interface LinkEventsPurge {
+  /** Throws (503 SML006) when a purge cannot run now: checked before anything is deleted. */
+  assertReady(): void;
+  /** Removes every stored analytics event of the organisation's link `shortCode`; returns how many. */
+  purgeLink(orgId: string, shortCode: string): Promise<number>;
+}
 
 export interface DeleteOutcome {
   /** The Short URL object as it was before the delete (the link.deleted webhook's data too). */
@@ -42,10 +49,13 @@ export function parseDeleteLinkRequest(body: unknown): DeleteLinkRequest {
   return result.data;
 }
 
-export async function deleteLink(deps: LinkServiceDeps, actor: Actor, body: unknown, purge?: PurgeLinkEvents): Promise<DeleteOutcome> {
+export async function deleteLink(deps: LinkServiceDeps, actor: Actor, body: unknown, purge?: LinkEventsPurge): Promise<DeleteOutcome> {
   const req = parseDeleteLinkRequest(body);
   const code = req.shortCode;
-  if (req.purgeAnalytics === true && !purge) throw new Error('purgeAnalytics needs the analytics store');
+  if (req.purgeAnalytics === true) {
+    if (!purge) throw new Error('purgeAnalytics needs the analytics store');
+    purge.assertReady();
+  }
   const view = await deps.sql.begin(async (tx) => {
     const link = await lockLinkByCode(tx, code);
     if (!link || link.orgId !== actor.org.id) throw linkNotFound(code);
@@ -61,6 +71,6 @@ export async function deleteLink(deps: LinkServiceDeps, actor: Actor, body: unkn
     await enqueueWebhookEvent(tx, actor.org.id, 'link.deleted', view);
     return view;
   });
-  const purgedEvents = req.purgeAnalytics === true && purge ? await purge(actor.org.id, code) : null;
+  const purgedEvents = req.purgeAnalytics === true && purge ? await purge.purgeLink(actor.org.id, code) : null;
   return { view, purgedEvents };
 }

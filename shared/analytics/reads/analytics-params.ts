@@ -300,3 +300,8 @@ export function parseEventsQuery(q: RawQuery): BrowseRequest | SyncRequest | App
 export function parseExportQuery(q: RawQuery): ExportRequest | AppError {
   return run(() => parseExport(q));
 }
+
+/** A from/to pair given elsewhere than a query string (the purge's body): checked exactly as Browse's. */
+export function parseDateRange(from: string, to: string): { from: string; to: string } | AppError {
+  return run(() => dateRange(from, to));
+}
