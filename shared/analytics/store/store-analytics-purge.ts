@@ -4,10 +4,8 @@
 // An unreachable store is 503 SML006 with Retry-After, never a 500.
 import { z } from 'zod';
 import { AppError, AppErrorList } from '../../errors/app-error.ts';
-import { dependencyUnavailable, malformedBody } from '../../errors/domain-errors.ts';
-import { issuesToErrors } from '../../links/link-request.ts';
+import { constraintViolated, dependencyUnavailable, malformedBody, validationFailed } from '../../errors/domain-errors.ts';
 import { isDependencyUnreachable } from '../../net/dependency-unreachable.ts';
-import type { LinkEventsPurge } from '../../links/delete-link.ts';
 import type { Organization } from '../../orgs/organization.ts';
 import { parseDateRange } from '../reads/analytics-params.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
@@ -32,9 +30,30 @@ export const purgeResponseSchema = z.strictObject({
 });
 export type PurgeResponse = z.infer<typeof purgeResponseSchema>;
 
-export interface AnalyticsPurge extends LinkEventsPurge {
+export interface AnalyticsPurge {
   /** POST /analytics/events/purge: the `response` payload. */
   purge(org: Organization, body: unknown): Promise<PurgeResponse>;
+  /** Throws 503 SML006 while a purge cannot run (the rollup's backfill is not done). */
+  assertReady(): void;
+  /** Every event of the organisation's link `shortCode`, all time (a link deleted with purgeAnalytics); returns how many. */
+  purgeLink(orgId: string, shortCode: string): Promise<number>;
+}
+
+/**
+ * The body's zod issues as the service's errors, as the link requests classify them: a missing
+ * from/to and constraint failures are SML002, a member of the wrong type VE001; SML002 wins.
+ */
+function issuesToErrors(issues: readonly z.core.$ZodIssue[]): AppError[] {
+  const constraint: AppError[] = [];
+  const other: AppError[] = [];
+  for (const issue of issues) {
+    const path = issue.path.map(String).join('.');
+    const input = (issue as { input?: unknown }).input;
+    if (issue.code === 'invalid_type' && (input === undefined || input === null)) constraint.push(constraintViolated(`${path}: must not be empty`));
+    else if (issue.code === 'invalid_type') other.push(validationFailed(`${path}: must be of type ${issue.expected}`));
+    else constraint.push(constraintViolated(`${path}: ${issue.message}`));
+  }
+  return constraint.length > 0 ? constraint : other;
 }
 
 async function storing<T>(run: () => Promise<T>): Promise<T> {
@@ -50,7 +69,7 @@ export function storeAnalyticsPurge(store: AnalyticsStore): AnalyticsPurge {
     purge: async (org, body) => {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformedBody();
       const parsed = purgeRequestSchema.safeParse(body, { reportInput: true });
-      if (!parsed.success) throw new AppErrorList(issuesToErrors(parsed.error.issues, ['from', 'to']));
+      if (!parsed.success) throw new AppErrorList(issuesToErrors(parsed.error.issues));
       const req = parsed.data;
       const range = parseDateRange(req.from, req.to);
       if (range instanceof AppError) throw range;
