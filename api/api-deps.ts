@@ -1,6 +1,7 @@
 // Invariant: the API process receives every backend through this one object, built once at
 // start; route code never constructs a client or reads configuration itself.
 import type { AnalyticsReads } from '../shared/analytics/reads/analytics-reads.ts';
+import type { AnalyticsPurge } from '../shared/analytics/store/store-analytics-purge.ts';
 import type { Sql } from '../shared/db/database.ts';
 import type { KeyLookup } from '../shared/keys/principal.ts';
 import type { LinkServiceDeps } from '../shared/links/save-link.ts';
@@ -29,6 +30,8 @@ export interface ApiDeps {
   now(): number;
   /** The analytics read side (browse, sync, export). */
   analytics: AnalyticsReads;
+  /** The analytics purge (POST /analytics/events/purge, and delete with purgeAnalytics); none: both answer 503. */
+  analyticsPurge?: AnalyticsPurge;
   /** GET /readyz; default: ready, with no dependency check. */
   readiness?: Readiness;
 }

@@ -2,6 +2,8 @@
 // requests (and that the tests hold responses to), plus the error catalog; nothing in it is
 // written by hand twice.
 import { resolveRequestSchema, resolveResponseSchema } from '../shared/redirects/resolve-link.ts';
+import { deleteLinkRequestSchema } from '../shared/links/delete-link.ts';
+import { purgeRequestSchema, purgeResponseSchema } from '../shared/analytics/store/store-analytics-purge.ts';
 import { z } from 'zod';
 import { analyticsEventSchema } from '../shared/analytics/events/analytics-event.ts';
 import {
@@ -125,6 +127,9 @@ export function buildOpenApiDocument(serverUrl: string): object {
         AnalyticsEvent: json(analyticsEventSchema),
         AnalyticsEventPage: json(eventPageSchema),
         AnalyticsAggregates: json(aggregateResponseSchema),
+        DeleteRequest: json(deleteLinkRequestSchema),
+        PurgeRequest: json(purgeRequestSchema),
+        PurgeResponse: json(purgeResponseSchema),
       },
     },
     'x-error-codes': Object.fromEntries(API_ERROR_CODES.map((c) => [c, ERROR_CATALOG[c]])),
@@ -167,6 +172,16 @@ export function buildOpenApiDocument(serverUrl: string): object {
           responses: { ...ok('#/components/schemas/ResolveResponse'), ...errorResponses(['SML002', 'VE001', ...COMMON]) },
         },
       },
+      '/link/external/v1/shortenedUrl/delete': {
+        post: {
+          operationId: 'deleteShortUrl',
+          summary:
+            "Delete the organisation's link: it answers 404 EN001 everywhere from then on and its code is never given out again (to any organisation). Answers the Short URL object as it was. Scope links:write.",
+          security,
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/DeleteRequest' } } } },
+          responses: { ...ok('#/components/schemas/ShortUrl'), ...errorResponses(['SML002', 'VE001', 'EN001', 'SML006', ...COMMON]) },
+        },
+      },
       '/link/external/v1/shortenedUrl': {
         get: {
           operationId: 'listShortUrls',
@@ -196,6 +211,16 @@ export function buildOpenApiDocument(serverUrl: string): object {
           security,
           parameters: AGGREGATES_PARAMETERS,
           responses: { ...ok('#/components/schemas/AnalyticsAggregates'), ...errorResponses(['SML002', 'VE001', 'SML006', ...COMMON]) },
+        },
+      },
+      '/link/external/v1/analytics/events/purge': {
+        post: {
+          operationId: 'purgeAnalyticsEvents',
+          summary:
+            "Remove the organisation's events (every type) of calendar days from..to, of one link or all; afterwards browse, sync, export and aggregates agree. dryRun only counts. Scope analytics:delete (not given to keys by default), bucket crud.",
+          security,
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PurgeRequest' } } } },
+          responses: { ...ok('#/components/schemas/PurgeResponse'), ...errorResponses(['SML002', 'VE001', 'SML006', ...COMMON]) },
         },
       },
       '/link/external/v1/analytics/events/export': {

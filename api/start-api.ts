@@ -3,6 +3,7 @@
 // returned closer stops accepting and drains in-flight requests. Preview refreshes after saves go
 // through one bounded, fair PreviewFetchQueue per process.
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
+import { storeAnalyticsPurge } from '../shared/analytics/store/store-analytics-purge.ts';
 import type { ApiConfig } from '../shared/config/config.ts';
 import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
@@ -48,6 +49,7 @@ export async function startApi(
     publicUrl: () => config.API_PUBLIC_URL ?? `http://localhost:${port}`,
     now: Date.now,
     analytics: storeAnalyticsReads(store),
+    analyticsPurge: storeAnalyticsPurge(store),
     readiness: o.readiness,
   });
   try {

@@ -14,7 +14,7 @@ import { AppError } from '../shared/errors/app-error.ts';
 import { addDomain, listDomains, removeDomain } from '../shared/domains/domain-repository.ts';
 import { addDomainToVerify, challengeRecord, listDomainStates } from '../shared/domains/domain-verification.ts';
 import { linkNotFound } from '../shared/errors/domain-errors.ts';
-import { isScope, SCOPES, type Scope } from '../shared/keys/api-key.ts';
+import { DEFAULT_SCOPES, isScope, SCOPES } from '../shared/keys/api-key.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
 import { findLinkByCode } from '../shared/links/link-repository.ts';
 import { saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';
@@ -333,19 +333,25 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     options: [
       ORG,
       { name: 'label', value: 'L', required: true, help: 'a label unique in the organisation' },
-      { name: 'scopes', value: SCOPES.join(','), help: 'comma-separated scopes (default: all)' },
+      {
+        name: 'scopes',
+        value: 'S1,S2',
+        help: `comma-separated scopes, of ${SCOPES.join(', ')} (default: ${DEFAULT_SCOPES.join(',')})`,
+      },
     ],
     run: async (ctx, v) => {
       const o = await orgOf(ctx, v);
-      const scopes =
+      // Listed scopes, each once, in the vocabulary's order; at least one.
+      const listed =
         v.scopes === undefined
-          ? [...SCOPES]
+          ? [...DEFAULT_SCOPES]
           : String(v.scopes)
               .split(',')
               .map((s) => s.trim());
-      const bad = scopes.filter((s) => !isScope(s));
-      if (bad.length) throw new UsageError(`unknown scope(s) ${bad.join(', ')}; valid: ${SCOPES.join(', ')}`);
-      const k = await createApiKey(ctx.sql, o.id, need(v, 'label'), scopes as Scope[]);
+      const bad = listed.filter((s) => !isScope(s));
+      if (bad.length) throw new UsageError(`unknown scope(s) ${bad.map((s) => `'${s}'`).join(', ')}; valid: ${SCOPES.join(', ')}`);
+      const scopes = SCOPES.filter((s) => listed.includes(s));
+      const k = await createApiKey(ctx.sql, o.id, need(v, 'label'), scopes);
       return { json: k, text: `key '${k.label}' (${k.scopes.join(', ')}), shown once:\n${k.key}` };
     },
   },

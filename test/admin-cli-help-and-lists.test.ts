@@ -108,6 +108,22 @@ describe.skipIf(!pgUrl)('admin CLI listings on a real database', () => {
     }
   });
 
+  it('key create: the four default scopes without --scopes (never analytics:delete); --scopes gives others; an unknown scope exits 2', async () => {
+    const scoped = (await json<{ id: string }>('org', 'create', '--name', 'Scoped', '--plan', 'PRO')).id;
+    const plain = await json<{ scopes: string[] }>('key', 'create', '--org', scoped, '--label', 'plain');
+    expect(plain.scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'analytics:export']);
+    const purger = await json<{ scopes: string[] }>('key', 'create', '--org', scoped, '--label', 'purger', '--scopes', 'analytics:delete, analytics:read');
+    expect(purger.scopes).toEqual(['analytics:read', 'analytics:delete']);
+    const bad = await cli('key', 'create', '--org', scoped, '--label', 'bad', '--scopes', 'links:read,analytics:wipe');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown scope(s) 'analytics:wipe'");
+    expect(bad.stderr).toContain('analytics:delete');
+    const text = await cli('key', 'list', '--org', scoped);
+    expect(text.stdout).toMatch(/\nplain\s+active\s+links:read,links:write,analytics:read,analytics:export\s+\S+/);
+    expect(text.stdout).toMatch(/\npurger\s+active\s+analytics:read,analytics:delete\s+\S+/);
+    expect((await cli('key', 'create', '--help')).stdout).toContain('analytics:delete');
+  });
+
   it('app list and domain list: one JSON object each, or a table', async () => {
     const { apps } = await json<{ apps: { name: string; platform: string; active: boolean; mobileAppId: string }[] }>('app', 'list', '--org', orgId);
     expect(apps).toEqual([expect.objectContaining({ name: 'Acme iOS', platform: 'IOS', active: true })]);

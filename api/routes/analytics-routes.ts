@@ -1,10 +1,12 @@
 // Invariant: analytics routes check key, scope and their own rate-limit bucket first (declared as
 // config.auth, checked on request arrival), then the
 // plan feature (export: ANALYTICS_EXPORT, 402 FE001), then read the query string into a typed
-// request (analytics-params.ts) for the analytics read port. Exports stream straight to the socket.
+// request (analytics-params.ts) for the analytics read port (the purge's body goes to the purge
+// port). Exports stream straight to the socket.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { aggregatesRequestOf, eventsRequestOf, exportRequestOf, type RawQuery } from '../../shared/analytics/reads/analytics-params.ts';
+import { dependencyUnavailable } from '../../shared/errors/domain-errors.ts';
 import { featureNotAvailable } from '../../shared/orgs/plan-errors.ts';
 import { planHasFeature, suggestFeatureUpgrade } from '../../shared/orgs/plans.ts';
 import type { ApiDeps } from '../api-deps.ts';
@@ -19,6 +21,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
   app.get('/link/external/v1/analytics/aggregates', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
     const principal = principalOf(request);
     return { response: await deps.analytics.aggregates(principal.org, aggregatesRequestOf(request.query as RawQuery)) };
+  });
+
+  // Scope analytics:delete (never given to a key by default), bucket crud.
+  app.post('/link/external/v1/analytics/events/purge', { config: { auth: { scope: 'analytics:delete', bucket: 'crud' } } }, async (request) => {
+    if (!deps.analyticsPurge) throw dependencyUnavailable();
+    return { response: await deps.analyticsPurge.purge(principalOf(request).org, request.body) };
   });
 
   app.get(

@@ -18,7 +18,7 @@ export const ERROR_CATALOG = {
     status: 503,
     message: 'Service temporarily unavailable',
     meaning:
-      'A dependency is down (ClickHouse for analytics reads); details.retryAfterSeconds and Retry-After say when to retry. Answered within 1 s, never a hang.',
+      'A dependency is down (ClickHouse for analytics reads and purges), or a purge cannot run yet (rollup backfill); details.retryAfterSeconds and Retry-After say when to retry. Answered within 1 s, never a hang.',
   },
   SML010: { status: 403, message: 'Access denied', meaning: 'The key lacks the scope for the action, or the organisation is suspended.' },
   VE001: {
@@ -34,7 +34,7 @@ export const ERROR_CATALOG = {
   EN001: {
     status: 404,
     message: 'Entity not found',
-    meaning: 'Unknown short code on the redirect path or another direct lookup. The list endpoint never returns it.',
+    meaning: 'Unknown or deleted short code on the redirect path or another direct lookup (delete). The list endpoint never returns it.',
   },
   EN002: { status: 410, message: 'Link is no longer active', meaning: 'The link is archived (isActive=false).' },
   EN003: {

@@ -5,8 +5,11 @@ import { createHash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'slk_';
 
-export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'analytics:export'] as const;
+/** Every scope a key can carry. */
+export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'analytics:export', 'analytics:delete'] as const;
 export type Scope = (typeof SCOPES)[number];
+/** What a new key gets unless told otherwise: analytics:delete (purging events) only on request. */
+export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'analytics:export'];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

@@ -5,7 +5,7 @@ import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { duplicateLabel } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type OrganizationRow } from '../orgs/organization.ts';
-import { generateApiKey, hashApiKey, KEY_LABEL_PATTERN, SCOPES, type Scope } from './api-key.ts';
+import { DEFAULT_SCOPES, generateApiKey, hashApiKey, KEY_LABEL_PATTERN, type Scope } from './api-key.ts';
 import type { KeyLookup, Principal } from './principal.ts';
 import { announceKeyCreated } from './key-created.ts';
 
@@ -46,7 +46,7 @@ export async function createApiKey(
   sql: Sql,
   orgId: string,
   label: string,
-  scopes: readonly Scope[] = SCOPES,
+  scopes: readonly Scope[] = DEFAULT_SCOPES,
   createdBy: string | null = null,
 ): Promise<{ id: string; label: string; key: string; scopes: Scope[] }> {
   if (!KEY_LABEL_PATTERN.test(label)) {

@@ -32,6 +32,15 @@ export async function lockLinkByCode(tx: Tx, shortCode: string): Promise<Link | 
   return row ? linkFromRow(row) : null;
 }
 
+/**
+ * True when `shortCode` belonged to a deleted link (deleted_short_codes). Asked after
+ * lockLinkByCode found no row: a delete that held the row has committed its tombstone by then.
+ */
+export async function isDeletedShortCode(sql: Sql | Tx, shortCode: string): Promise<boolean> {
+  const rows = await sql.unsafe('select 1 from deleted_short_codes where short_code = $1', [shortCode], { prepare: true });
+  return rows.length > 0;
+}
+
 /** The links with these ids, each locked for the rest of the transaction; ids locked elsewhere are skipped. */
 export async function lockLinksByIdSkipLocked(tx: Tx, ids: readonly string[]): Promise<Link[]> {
   const rows = await tx.unsafe<StoredLinkRow[]>(`${LINK_SELECT} where l.id = any($1::uuid[]) for update of l skip locked`, [ids as string[]]);

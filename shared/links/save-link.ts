@@ -1,8 +1,9 @@
 // Invariant: every create or update of a link, from the API or the admin CLI, goes through
 // saveLink: validate → check references (domain, apps) → check plan features → one
-// transaction (TAKEN/RESERVED, quota, write, the link's invalidation queued in the outbox, and its
-// webhook event: link.created, link.archived when it archives, else link.updated; then link.expired
-// when the save leaves an active link expired, once per expiry (link-expiry.ts)).
+// transaction (TAKEN/RESERVED, a deleted link's code TAKEN too, quota, write, the link's
+// invalidation queued in the outbox, and its webhook event: link.created, link.archived when it
+// archives, else link.updated; then link.expired when the save leaves an active link expired,
+// once per expiry (link-expiry.ts)).
 // The request is merged onto the defaults (create) or the locked stored row (update) by
 // mergeLink; `url` is always required. The answer is built from the row the write returned and
 // the apps already loaded: nothing is read again after the commit. Only a create or a changed
@@ -25,7 +26,7 @@ import { enqueueWebhookEvent, type WebhookEventType } from '../webhooks/webhook-
 import type { ChangeSource, DeepLink, Link } from './link.ts';
 import { queueLinkExpired, rearmLinkExpiry } from './link-expiry.ts';
 import { mergeLink, newLinkBase, type ResolvedReferences } from './link-merge.ts';
-import { insertLink, lockLinkByCode, updateLink } from './link-repository.ts';
+import { insertLink, isDeletedShortCode, lockLinkByCode, updateLink } from './link-repository.ts';
 import { parseSaveLinkRequest, type DeepLinkRequest, type SaveLinkRequest } from './link-request.ts';
 import { toLinkResponse, type LinkResponse } from './link-response.ts';
 import { generateShortCode, isReservedShortCode, isValidShortCode } from './short-code.ts';
@@ -190,6 +191,11 @@ export async function saveLink(deps: LinkServiceDeps, actor: Actor, body: unknow
         return { link, apps, created: false, urlChanged: existing.url !== req.url, event, expiryChanged };
       }
       if (requested !== null && isReservedShortCode(code)) throw shortCodeRejected('RESERVED');
+      // A deleted link's code is never given out again, to any organisation.
+      if (await isDeletedShortCode(tx, code)) {
+        if (requested === null) continue;
+        throw shortCodeRejected('TAKEN');
+      }
       const edit = mergeLink(newLinkBase(primary?.id ?? null), req, refs);
       const link = await insertLink(tx, { ...edit, ...by, orgId: actor.org.id, shortCode: code, createdBy: actor.attribution, createdVia: actor.via });
       if (link) {

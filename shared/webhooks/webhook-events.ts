@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'link.updated',
   'link.archived',
   'link.expired',
+  'link.deleted',
   'domain.verified',
   'domain.failed',
   'analytics.events',

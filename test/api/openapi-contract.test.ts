@@ -38,6 +38,10 @@ const LIST = '/link/external/v1/shortenedUrl';
 const EVENTS = '/link/external/v1/analytics/events';
 const EXPORT = '/link/external/v1/analytics/events/export';
 const AGGREGATES = '/link/external/v1/analytics/aggregates';
+const DELETE = '/link/external/v1/shortenedUrl/delete';
+const PURGE = '/link/external/v1/analytics/events/purge';
+/** Every scope, analytics:delete included (a key gets it only when given it). */
+const ALL_SCOPES = 'links:read,links:write,analytics:read,analytics:export,analytics:delete';
 const today = new Date().toISOString().slice(0, 10);
 
 let fx: ApiFixture;
@@ -178,7 +182,7 @@ describe('OpenAPI document as a contract', () => {
       );
       expect(tsc).toBe('');
 
-      const org = await fx.org('BUSINESS', { limits: ['--crud-per-min', '8', '--analytics-per-min', '1000', '--export-per-min', '1000'] });
+      const org = await fx.org('BUSINESS', { scopes: ALL_SCOPES, limits: ['--crud-per-min', '8', '--analytics-per-min', '1000', '--export-per-min', '1000'] });
       const driver = (await import(pathToFileURL(join(dir, 'driver.ts')).href)) as {
         drive(base: string, key: string, today: string): Promise<Record<string, unknown>>;
       };
@@ -193,6 +197,8 @@ describe('OpenAPI document as a contract', () => {
         aggregateTotal: 0,
         firstBucketKey: expect.stringMatching(new RegExp(`^${today}T00:00:00[+-]\\d{2}:\\d{2}$`)),
         topKeys: [],
+        purgeDryRunEvents: 0,
+        deletedShortCode: 'driver-0001',
       });
       expect(typeof result.csv).toBe('string');
       expect(String(result.rateLimitedRetryAfter)).toMatch(/^\d+$/);
@@ -208,6 +214,8 @@ describe('OpenAPI document as a contract', () => {
     const readOnly = await fx.org('BUSINESS', { scopes: 'links:read' });
     const writeOnly = await fx.org('BUSINESS', { scopes: 'links:write' });
     const starved = await fx.org('BUSINESS', { limits: ['--crud-per-min', '1', '--analytics-per-min', '1', '--export-per-min', '1'] });
+    const purger = await fx.org('BUSINESS', { scopes: ALL_SCOPES });
+    const starvedPurger = await fx.org('BUSINESS', { scopes: ALL_SCOPES, limits: ['--crud-per-min', '1'] });
     const k = business.key;
     const range = `from=${today}&to=${today}`;
 
@@ -256,6 +264,20 @@ describe('OpenAPI document as a contract', () => {
     conforms('get', EXPORT, await call(api, free.key, 'GET', `${EXPORT}?${range}`));
     conforms('get', EXPORT, await call(api, writeOnly.key, 'GET', `${EXPORT}?${range}`));
 
+    await call(api, k, 'POST', SAVE, { url: 'https://example.com/delete-me', shortCode: 'contract-del' });
+    conforms('post', DELETE, await call(api, k, 'POST', DELETE, { shortCode: 'contract-del' }));
+    conforms('post', DELETE, await call(api, k, 'POST', DELETE, {}));
+    conforms('post', DELETE, await call(api, k, 'POST', DELETE, { shortCode: 'contract-del' }));
+    conforms('post', DELETE, await call(api, 'nope', 'POST', DELETE, { shortCode: 'contract-01' }));
+    conforms('post', DELETE, await call(api, readOnly.key, 'POST', DELETE, { shortCode: 'contract-01' }));
+
+    conforms('post', PURGE, await call(api, purger.key, 'POST', PURGE, { from: today, to: today, dryRun: true }));
+    conforms('post', PURGE, await call(api, purger.key, 'POST', PURGE, { from: today }));
+    conforms('post', PURGE, await call(api, null, 'POST', PURGE, { from: today, to: today }));
+    conforms('post', PURGE, await call(api, k, 'POST', PURGE, { from: today, to: today }));
+    await call(api, starvedPurger.key, 'GET', LIST);
+    conforms('post', PURGE, await call(api, starvedPurger.key, 'POST', PURGE, { from: today, to: today, dryRun: true }));
+
     // One token per scope: the first request takes it, the next is refused with Retry-After.
     await call(api, starved.key, 'GET', LIST);
     conforms('post', SAVE, await call(api, starved.key, 'POST', SAVE, { url: 'https://example.com/a' }));
@@ -267,6 +289,7 @@ describe('OpenAPI document as a contract', () => {
     await call(api, starved.key, 'GET', `${EXPORT}?${range}`);
     conforms('get', EXPORT, await call(api, starved.key, 'GET', `${EXPORT}?${range}`));
     conforms('get', AGGREGATES, await call(api, starved.key, 'GET', `${AGGREGATES}?${range}&groupBy=time`));
+    conforms('post', DELETE, await call(api, starved.key, 'POST', DELETE, { shortCode: 'contract-01' }));
 
     // ClickHouse unreachable: analytics reads answer 503 SML006 with Retry-After.
     const outage = await down.org('BUSINESS');
@@ -278,6 +301,12 @@ describe('OpenAPI document as a contract', () => {
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get('retry-after')).toBe('1');
     conforms('get', AGGREGATES, unavailable);
+    // A purge (and a delete that purges) needs the analytics store: 503, and the link is kept.
+    const outagePurger = await down.org('BUSINESS', { scopes: ALL_SCOPES });
+    conforms('post', PURGE, await call(down.svc.api, outagePurger.key, 'POST', PURGE, { from: today, to: today }));
+    await call(down.svc.api, outagePurger.key, 'POST', SAVE, { url: 'https://example.com/kept', shortCode: 'contract-kept' });
+    conforms('post', DELETE, await call(down.svc.api, outagePurger.key, 'POST', DELETE, { shortCode: 'contract-kept', purgeAnalytics: true }));
+    expect((await fetch(`${down.svc.redirect}/contract-kept`, { redirect: 'manual' })).status).toBe(302);
 
     const declared = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops).flatMap(([method, op]) =>
@@ -288,5 +317,5 @@ describe('OpenAPI document as a contract', () => {
     );
     expect([...covered].sort()).toEqual(expect.arrayContaining(declared.sort()));
     expect(declared.filter((d) => !covered.has(d))).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });

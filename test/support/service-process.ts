@@ -132,6 +132,7 @@ export function apiClient(base: string, key: string | null) {
     list: <T = Record<string, unknown>>(params: Record<string, string | number> = {}) =>
       call<T>('GET', `/link/external/v1/shortenedUrl?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`),
     get: <T = Record<string, unknown>>(path: string) => call<T>('GET', path),
+    post: <T = Record<string, unknown>>(path: string, body: unknown) => call<T>('POST', path, body),
   };
 }
 

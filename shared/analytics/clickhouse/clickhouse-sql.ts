@@ -309,13 +309,17 @@ WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dime
 GROUP BY r.slot${READ_SETTINGS}`;
 }
 
-/** One dimension's top values from the rollup, with the range's total. Params as rollupSlotsSql, plus limit. */
+/**
+ * One dimension's top values from the rollup, with the range's total. A value whose events were
+ * all purged sums to zero until a merge drops it: it is not a top value. Params as rollupSlotsSql, plus limit.
+ */
 export const ROLLUP_TOP_SQL = `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
   SELECT value AS key, sum(events) AS n
   FROM ${ROLLUP_TABLE}
   WHERE org_id = {orgId:String} AND event_type = {eventType:String} AND dimension = {dimension:String}
     AND slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND slot < toDateTime({toSeconds:Int64}, 'UTC')
-  GROUP BY key)
+  GROUP BY key
+  HAVING n != 0)
 ORDER BY n DESC, key ASC NULLS LAST
 LIMIT {limit:UInt32}${READ_SETTINGS}`;
 

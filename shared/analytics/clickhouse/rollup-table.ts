@@ -53,7 +53,7 @@ const ROLLUP_LAYOUT = `PARTITION BY toYYYYMM(slot)
 ORDER BY (org_id, event_type, dimension, value, slot)`;
 
 /** One row per event and dimension (plus the time series), counted per slot. */
-const DIMENSION_ROWS = `ARRAY JOIN [tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String))), ${DIMENSION_NAMES.map(
+export const DIMENSION_ROWS = `ARRAY JOIN [tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String))), ${DIMENSION_NAMES.map(
   (d) => `tuple('${d}', CAST(${col(d)} AS Nullable(String)))`,
 ).join(', ')}] AS d`;
 

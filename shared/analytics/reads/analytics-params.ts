@@ -303,3 +303,8 @@ export const eventsRequestOf = (q: RawQuery): BrowseRequest | SyncRequest => mus
 export const exportRequestOf = (q: RawQuery): ExportRequest => must(parseExportQuery(q));
 /** parseAggregatesQuery, throwing the AppError. */
 export const aggregatesRequestOf = (q: RawQuery): AggregatesRequest => must(parseAggregatesQuery(q));
+
+/** A from/to pair given elsewhere than a query string (the purge's body): checked exactly as Browse's. */
+export function parseDateRange(from: string, to: string): { from: string; to: string } | AppError {
+  return run(() => dateRange(from, to));
+}

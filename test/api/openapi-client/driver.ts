@@ -20,6 +20,8 @@ export interface DriverResult {
   aggregateTotal: number;
   firstBucketKey: string | null;
   topKeys: (string | null)[];
+  purgeDryRunEvents: number;
+  deletedShortCode: string;
 }
 
 export async function drive(baseUrl: string, key: string, today: string): Promise<DriverResult> {
@@ -80,6 +82,14 @@ export async function drive(baseUrl: string, key: string, today: string): Promis
   // An empty export has an empty body, which the client reads as no data.
   if (!ndjson.response.ok || !csv.response.ok) throw new Error(`export failed: ${ndjson.response.status} ${csv.response.status}`);
 
+  const purge = await client.POST('/link/external/v1/analytics/events/purge', { body: { from: today, to: today, shortCode: savedShortCode, dryRun: true } });
+  if (purge.data === undefined) throw new Error(`purge failed: ${JSON.stringify(purge.error)}`);
+  const purgeDryRunEvents: number = purge.data.response.events;
+
+  const deleted = await client.POST('/link/external/v1/shortenedUrl/delete', { body: { shortCode: savedShortCode, purgeAnalytics: false } });
+  if (deleted.data === undefined) throw new Error(`delete failed: ${JSON.stringify(deleted.error)}`);
+  const deletedShortCode: string = deleted.data.response.shortCode;
+
   // The crud bucket of the driver's organisation is small: keep listing until it refuses.
   let rateLimitedRetryAfter: string | null = null;
   for (let i = 0; i < 50 && rateLimitedRetryAfter === null; i++) {
@@ -101,5 +111,7 @@ export async function drive(baseUrl: string, key: string, today: string): Promis
     csv: csv.data ?? '',
     saveErrorCode,
     rateLimitedRetryAfter,
+    purgeDryRunEvents,
+    deletedShortCode,
   };
 }
