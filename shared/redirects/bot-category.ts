@@ -4,9 +4,9 @@
 // (browser fragments isbot takes for bot names) are cut out. No browser contains a token: the corpus
 // in test/fixtures/user-agents pins it. Pure and unmemoised: the caller memoises per User-Agent.
 import { isBot } from 'isbot';
+import type { BotCategory } from '../analytics/model/event-values.ts';
 
-export const BOT_CATEGORIES = ['SEARCH_CRAWLER', 'LINK_PREVIEW', 'MAIL_SCANNER', 'MONITOR', 'HTTP_LIBRARY', 'HEADLESS', 'OTHER_BOT'] as const;
-export type BotCategory = (typeof BOT_CATEGORIES)[number];
+export { BOT_CATEGORIES, type BotCategory } from '../analytics/model/event-values.ts';
 
 /** Link-preview fetchers of messengers and social networks, by tokens their in-app browsers do not send
  * (search-engine crawlers and in-app browsers keep getting the real redirect). */

@@ -6,9 +6,8 @@
 // the CSV column order. Every other statement of the event (TS types, DDL, insert and select
 // column lists, export SQL, the empty enrichment, the OpenAPI schema) is derived from it.
 import { z } from 'zod';
-import { BOT_CATEGORIES } from '../../redirects/bot-category.ts';
 
-import { CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES } from '../model/event-values.ts';
+import { BOT_CATEGORIES, CLICK_SOURCES, DEVICE_TYPES, EVENT_TYPES } from '../model/event-values.ts';
 
 /** Version of the event object's shape; bump when a field changes meaning. */
 export const ANALYTICS_SCHEMA_VERSION = 1;

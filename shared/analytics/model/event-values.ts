@@ -8,3 +8,7 @@ export type ClickSource = (typeof CLICK_SOURCES)[number];
 
 export const DEVICE_TYPES = ['MOBILE', 'DESKTOP', 'TABLET'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
+
+/** A visit's bot category (null for a person); shared/redirects/bot-category.ts decides it. */
+export const BOT_CATEGORIES = ['SEARCH_CRAWLER', 'LINK_PREVIEW', 'MAIL_SCANNER', 'MONITOR', 'HTTP_LIBRARY', 'HEADLESS', 'OTHER_BOT'] as const;
+export type BotCategory = (typeof BOT_CATEGORIES)[number];
