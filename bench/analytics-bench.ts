@@ -29,6 +29,7 @@ import type { ClickSource, EventType } from '../shared/analytics/model/event-val
 import type { RawHit } from '../shared/analytics/events/raw-hit.ts';
 import { EventWriteBuffer } from '../shared/analytics/write-path/event-write-buffer.ts';
 import type { EventSpool, SpooledBatch, SpoolEntry } from '../shared/analytics/write-path/event-spool.ts';
+import { mulberry32 } from '../test/support/prng.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DAY_MICROS = 86_400_000_000n;
@@ -239,18 +240,6 @@ function median(values: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? Number.NaN) + (s[mid] ?? Number.NaN)) / 2;
 }
 
-/** Deterministic PRNG (mulberry32), so every run ingests the same hits. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function choose<T>(values: readonly T[], r: number): T {
   const v = values[Math.floor(r * values.length) % values.length];
   if (v === undefined) throw new Error('choose from an empty list');
@@ -437,11 +426,11 @@ function ipPool(size: number, random: () => number): string[] {
  * The client addresses of every ingest round: 10,000 distinct public addresses, as in the redirect
  * bench's production row (so the geo LRU sees the reuse real traffic has, not a new address per click).
  */
-const CLIENT_ADDRESSES = ipPool(10_000, prng(4242));
+const CLIENT_ADDRESSES = ipPool(10_000, mulberry32(4242));
 
 /** `n` RawHits as the redirector would push them (its cached links, click times from now). */
 function buildHits(orgId: string, n: number, seed: number): RawHit[] {
-  const random = prng(seed);
+  const random = mulberry32(seed);
   const ips = CLIENT_ADDRESSES;
   const start = Date.now() * 1000;
   // One object per link, as the redirector's LRU holds them; 30 % of the links carry UTM tags.

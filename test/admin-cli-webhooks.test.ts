@@ -46,7 +46,7 @@ describe('admin CLI webhook commands', () => {
     expect([https.code, https.stderr]).toEqual([1, expect.stringContaining('Webhook URL must use https')]);
     const loopback = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id, '--url', 'https://10.1.2.3/y');
     expect([loopback.code, loopback.stderr]).toEqual([1, expect.stringContaining('resolves to a private address (10.1.2.3)')]);
-    const types = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id, '--events', 'link.deleted');
+    const types = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id, '--events', 'link.exploded');
     expect([types.code, types.stderr]).toEqual([1, expect.stringContaining('eventTypes must be one or more of')]);
     const nothing = await cli({}, 'webhook', 'update', '--org', org.id, '--id', added.id);
     expect([nothing.code, nothing.stderr]).toEqual([2, expect.stringContaining('give --url, --events or both')]);

@@ -87,7 +87,7 @@ describe('analytics: export gating and formats', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toContain('text/csv');
     expect(await csv.text()).toBe(
-      'eventId,schemaVersion,createdAt,shortCode,shortUrlId,eventType,clickSource,referrer,referrerDomain,country,countryCode,city,region,browserName,browserVersion,osName,osVersion,deviceType,deviceBrand,deviceModel,utmSource,utmMedium,utmCampaign\r\n',
+      'eventId,schemaVersion,createdAt,shortCode,shortUrlId,eventType,clickSource,referrer,referrerDomain,country,countryCode,city,region,browserName,browserVersion,osName,osVersion,deviceType,deviceBrand,deviceModel,utmSource,utmMedium,utmCampaign,botCategory\r\n',
     );
     const bad = await exportRaw(biz, 'from=2026-01-01&to=2026-01-02&format=xml');
     expect(bad.status).toBe(400);

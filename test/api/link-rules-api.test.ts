@@ -18,6 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.close());
 
+const DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 describe('link rules over the API', () => {
@@ -53,7 +54,9 @@ describe('link rules over the API', () => {
     const visit = (ua: string) => fetch(`${fx.svc.redirect}/${view.shortCode}`, { redirect: 'manual', headers: { 'user-agent': ua } });
     const first = await visit(IPHONE);
     expect([first.status, first.headers.get('location')]).toEqual([302, 'https://ios.example/']);
+    // curl is a bot: served and recorded, but it takes none of the link's clicks.
     expect((await visit('curl/8')).status).toBe(302);
+    expect((await visit(DESKTOP)).status).toBe(302);
     expect((await visit(IPHONE)).status).toBe(410);
     expect((await org.client.resolve({ shortCode: view.shortCode, visitor: { userAgent: IPHONE } })).body.response).toEqual({ kind: 'expired' });
   });

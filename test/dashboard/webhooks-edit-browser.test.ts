@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, hasChromium, launchBrowser, newPage, signIn } from '../support/browser.ts';
 import { type DashboardApp, startDashboardApp } from '../support/dashboard-app.ts';
+import { tabTo } from '../support/keyboard.ts';
 
 const PASSWORD = 'a long enough passphrase';
 // IP literals: the address policy needs no DNS for them; nothing is delivered (no worker runs).
@@ -22,19 +23,6 @@ let endpointId: string;
 
 async function expectAccessible(p: Page): Promise<void> {
   expect(await axeViolations(p)).toEqual([]);
-}
-
-/** Presses Tab until the focused element has this accessible text; fails after `max` presses. */
-async function tabTo(p: Page, text: string, max = 80): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    await p.keyboard.press('Tab');
-    const name = await p.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el ? (el.getAttribute('aria-label') ?? el.textContent ?? '').trim() : '';
-    });
-    if (name === text) return;
-  }
-  throw new Error(`no element named ${text} within ${max} presses of Tab`);
 }
 
 const focusedText = (p: Page) => p.evaluate(() => (document.activeElement?.textContent ?? '').trim());
@@ -59,7 +47,7 @@ describe.skipIf(!hasChromium)('editing, replaying and enabling webhooks in Chrom
   });
 
   it('edits the URL and event types by keyboard: a refused URL is explained by its field, kept as typed', async () => {
-    await tabTo(page, `Edit ${FIRST}`);
+    await tabTo(page, `Edit ${FIRST}`, 80);
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: `Edit ${FIRST}` });
     await dialog.waitFor();
@@ -125,7 +113,7 @@ describe.skipIf(!hasChromium)('editing, replaying and enabling webhooks in Chrom
       const at = new Date(2026, 10, 20, 10 + i, 30).toISOString();
       await d.db.sql`update webhook_messages set status = 'DELIVERED', created_at = ${at} where id = ${id}`;
     }
-    await tabTo(page, `Replay messages of ${SECOND}`);
+    await tabTo(page, `Replay messages of ${SECOND}`, 80);
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: `Replay messages of ${SECOND}` });
     await dialog.waitFor();

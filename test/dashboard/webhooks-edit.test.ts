@@ -70,7 +70,7 @@ describe('editing an endpoint', () => {
     }
     const private10 = await as.owner.post(`/api/webhooks/${e.id}`, { url: 'https://10.0.0.7/hook', eventTypes: ['link.created'] });
     expect(private10.body.errors?.[0]?.message).toContain('private address (10.0.0.7)');
-    const types = await as.owner.post(`/api/webhooks/${e.id}`, { url: PUBLIC, eventTypes: ['link.deleted'] });
+    const types = await as.owner.post(`/api/webhooks/${e.id}`, { url: PUBLIC, eventTypes: ['link.exploded'] });
     expect([types.status, types.body.errors?.[0]?.details]).toEqual([400, { field: 'eventTypes' }]);
     const none = await as.owner.post(`/api/webhooks/${e.id}`, { url: PUBLIC, eventTypes: [] });
     expect([none.status, none.body.errors?.[0]?.details]).toEqual([400, { field: 'eventTypes' }]);

@@ -13,6 +13,7 @@ import type { AggregateResponse } from '../model/aggregate-response.ts';
 import { aggregateResponseSchema } from '../model/aggregate-response.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { AnalyticsStore } from './analytics-store.ts';
+import { mulberry32 } from '../../../test/support/prng.ts';
 
 function aggReq(q: Record<string, string>): AggregatesRequest {
   const r = parseAggregatesQuery(q);
@@ -24,18 +25,6 @@ function browseReq(q: Record<string, string>): BrowseRequest {
   const r = parseEventsQuery(q);
   if (r instanceof AppError || r.mode !== 'browse') throw new Error(`not a browse request: ${JSON.stringify(q)}`);
   return r;
-}
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const BROWSE_FILTERS = ['shortCode', 'clickSource', 'eventType'] as const;
@@ -70,7 +59,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
 
   it('aggregates: total and the sum of the series equal Browse’s count, for random ranges, filters, zones and intervals', async () => {
     const orgId = newOrgId();
-    const rnd = random(20261124);
+    const rnd = mulberry32(20261124);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
     // Two windows across Berlin's DST changes (29 March, 25 October 2026).
     const windows = [

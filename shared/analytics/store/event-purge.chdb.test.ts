@@ -16,6 +16,7 @@ import { DIMENSION_NAMES } from '../model/dimensions.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 import { purgeEvents } from './event-purge.ts';
+import { mulberry32 } from '../../../test/support/prng.ts';
 
 const dir = mkdtempSync(join(process.cwd(), '.tmp', 'chdb-purge-'));
 let transport: ChdbTransport;
@@ -37,18 +38,6 @@ afterAll(async () => {
 const TZ = 'Europe/Berlin';
 const SPAN = { from: '2026-03-01', to: '2026-04-29' };
 const DAY_MS = 86_400_000;
-
-/** A small deterministic PRNG (mulberry32), so a failing draw can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function events(orgId: string, n: number, rand: () => number): EventRecord[] {
   const start = Date.UTC(2026, 2, 1);
@@ -130,7 +119,7 @@ async function expectAgreement(orgId: string, model: readonly EventRecord[], why
 
 describe('purging events (chDB)', () => {
   it('random ranges and links: the purge removes exactly the selection; browse, sync, export and aggregates (rollup) agree after each', async () => {
-    const rand = prng(20261127);
+    const rand = mulberry32(20261127);
     const orgId = newOrgId();
     const otherId = newOrgId();
     let model = events(orgId, 3000, rand);
@@ -175,7 +164,7 @@ describe('purging events (chDB)', () => {
 
   it('before the rollup is complete a purge answers SML006 and removes nothing; a dry run still counts', async () => {
     const orgId = newOrgId();
-    const batch = events(orgId, 50, prng(7));
+    const batch = events(orgId, 50, mulberry32(7));
     await store.insert(batch, randomUUID());
     const fresh = new AnalyticsStore(transport, { syncSettleMillis: 50 });
     expect(fresh.rollupReady).toBe(false);

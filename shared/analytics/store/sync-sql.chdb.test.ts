@@ -17,6 +17,7 @@ import { INSERT_COLUMNS, insertSettings, syncSql, type FilterFlags } from '../cl
 import { encodeEventBlock } from '../clickhouse/event-native-block.ts';
 import { batchFromRecords } from '../events/event-batch.ts';
 import type { QueryParams } from '../clickhouse/clickhouse-transport.ts';
+import { mulberry32 } from '../../../test/support/prng.ts';
 
 /** The definition of a sync page: plain FINAL over the window (syncSql before its shortcut). */
 function referenceSyncSql(f: FilterFlags & { afterEventId: boolean }): string {
@@ -41,18 +42,6 @@ interface Row {
   referrer: string | null;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SECOND = 1_000_000n;
 const CODES = ['code-a', 'code-b', 'code-c'] as const;
 const SOURCES = ['DIRECT', 'QR_CODE'] as const;
@@ -62,7 +51,7 @@ describe('syncSql', () => {
   const transport = new ChdbTransport(dir);
   const orgId = randomUUID();
   const cleanOrgId = randomUUID();
-  const random = prng(20260522);
+  const random = mulberry32(20260522);
   const pick = <T>(xs: readonly T[]): T => {
     const x = xs[Math.floor(random() * xs.length)];
     if (x === undefined) throw new Error('empty');

@@ -1,0 +1,12 @@
+// Invariant: the same seed gives the same sequence in [0, 1) (mulberry32), so a failing random
+// draw in a test or a bench's data can be replayed from its seed.
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
