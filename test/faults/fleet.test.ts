@@ -110,7 +110,6 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
       url: `http://127.0.0.1:${apiPorts[0]}`,
       proc: await started('api/main.ts', await env(0, { API_PORT: String(apiPorts[0]), API_HOST: '127.0.0.1' }), `http://127.0.0.1:${apiPorts[0]}`),
     });
-    const starts: Promise<unknown>[] = [];
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       const extra: Record<string, string> = {
@@ -118,12 +117,12 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
         INGEST_HEALTH_HOST: '127.0.0.1',
         ...(i === 1 ? { DATABASE_DIRECT_URL: db.url } : {}),
       };
-      const start = env(20 + i, extra).then(async (e) => ingests.push(await started('ingest/main.ts', e, `http://127.0.0.1:${port}`)));
-      // The first ingest worker makes the ClickHouse schema (it must reach ClickHouse within 3 s)
-      // before the six other processes load the two cores.
-      if (i === 0) await start;
-      else starts.push(start);
+      // Each ingest worker must reach ClickHouse within 3 s of its start (the first also makes the
+      // schema): both start, one after the other, before the five other processes load the two cores.
+      const e = await env(20 + i, extra);
+      ingests.push(await started('ingest/main.ts', e, `http://127.0.0.1:${port}`));
     }
+    const starts: Promise<unknown>[] = [];
     starts.push(
       env(1, { API_PORT: String(apiPorts[1]), API_HOST: '127.0.0.1', DATABASE_DIRECT_URL: db.url }).then(async (e) =>
         apis.push({ url: `http://127.0.0.1:${apiPorts[1]}`, proc: await started('api/main.ts', e, `http://127.0.0.1:${apiPorts[1]}`) }),
