@@ -239,7 +239,9 @@ export async function startFakeClickHouse(dataPath: string, port = 0): Promise<F
   }
 
   async function start(): Promise<void> {
-    const s = createServer((req, res) => {
+    // ClickHouse reads a URI up to http_max_uri_size (1 MiB by default); Node's 16 KiB header limit
+    // refused a feed page's copies look-up (1,000 event ids as a query parameter, about 40 KB).
+    const s = createServer({ maxHeaderSize: 1024 * 1024 }, (req, res) => {
       handle(req, res).catch((err: unknown) => sendError(res, err));
     });
     s.keepAliveTimeout = 5000;
