@@ -156,7 +156,8 @@ export function runWrk(url: string, seconds: number, connections = 16, delayMs?:
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.stderr.on('data', (d) => (out += String(d)));
-    child.once('exit', () => {
+    // 'close', not 'exit': the output is whole only once wrk's pipes have closed.
+    child.once('close', () => {
       const m = /RESULT requests=(\d+) found=(\d+) other=(\d+) connect=(\d+) read=(\d+) write=(\d+) timeout=(\d+)/.exec(out);
       if (!m) return reject(new Error(`wrk printed no RESULT:\n${out}`));
       const [requests, found, other, connect, read, write, timeout] = m.slice(1).map(Number) as [number, number, number, number, number, number, number];
