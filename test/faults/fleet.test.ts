@@ -262,6 +262,11 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
       '--events',
       'analytics.events',
     );
+    // What the hosts handed to their sinks: wrk does not count a request still in flight when its
+    // time is up, though the host answered and recorded it.
+    const handedOff = async (): Promise<number> =>
+      (await Promise.all(hosts.map(async (h) => sample(await metricsOf(h.proc), 'redirector_events_handed_off_total')))).reduce((a, b) => a + b, 0);
+    const handedOffBefore = await handedOff();
     const started = Date.now();
     const loads = hosts.map((h) => runWrk(`http://127.0.0.1:${h.port}/${code}`, 14, 4, 20));
     await sleep(3_000);
@@ -290,12 +295,41 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
     const results = await Promise.all(loads);
     const served = results.reduce((n, r) => n + r.found, 0);
     expect(results.every((r) => r.other === 0 && r.connect + r.read + r.write + r.timeout === 0)).toBe(true);
+    const recorded = (await handedOff()) - handedOffBefore;
+    expect(recorded).toBeGreaterThanOrEqual(served);
+    expect(recorded - served).toBeLessThanOrEqual(3 * 14); // at most one in flight per wrk connection
+    const spool = `${prefix}analytics:spool`;
+    const spooledAtReturn = await redis.xlen(spool);
+    let takenOverMs = 0;
+    let drainedMs = 0;
     try {
-      await until(async () => (await redis.xlen(`${prefix}analytics:spool`)) === 0, 90_000, 250);
+      // The killed worker's batches are claimed by the other within a minute of the kill
+      // (CLAIM_IDLE_MS, then its next look at the spool).
+      await until(async () => (await pendingOf(victim.pid)) === 0, Math.max(1_000, killedAt + 60_000 - Date.now()), 250);
+      takenOverMs = Date.now() - killedAt;
+      // Then the spool drains to empty, however fast this machine inserts: it must keep shrinking
+      // (60 s without one batch moved fails; the takeover wait above is already behind).
+      let left = await redis.xlen(spool);
+      let movedAt = Date.now();
+      while (left > 0) {
+        if (Date.now() - movedAt > 60_000) throw new Error(`the spool stopped draining at ${left} batches`);
+        await sleep(250);
+        const now = await redis.xlen(spool);
+        if (now < left) movedAt = Date.now();
+        left = now;
+      }
+      drainedMs = Date.now() - killedAt;
+    } catch (err) {
+      console.log(`[fleet] spool not empty: xlen ${await redis.xlen(spool)} (${spooledAtReturn} when ClickHouse returned)`);
+      console.log(`[fleet] groups ${JSON.stringify(await redis.xinfo('GROUPS', spool))}`);
+      console.log(`[fleet] consumers ${JSON.stringify(await redis.xinfo('CONSUMERS', spool, 'backfill'))}`);
+      console.log(`[fleet] pending ${JSON.stringify(await redis.xpending(spool, 'backfill'))}`);
+      for (const p of ingests) console.log(`[fleet] ingest ${p.pid} output:\n${p.output().slice(-4000)}`);
+      for (const h of hosts) console.log(`[fleet] ${h.name} output:\n${h.proc.output().slice(-2000)}`);
+      throw err;
     } finally {
       redis.disconnect();
     }
-    const takenOverMs = Date.now() - killedAt;
     const stored = async (): Promise<string[]> => {
       const sql = `SELECT toString(event_id) AS id FROM analytics_events FINAL WHERE short_code = '${code}' FORMAT JSONEachRow`;
       const text = await (await fetch(`${ch.url}/?query=${encodeURIComponent(sql)}`)).text();
@@ -304,20 +338,19 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
         .filter((l) => l !== '')
         .map((l) => (JSON.parse(l) as { id: string }).id);
     };
-    await until(async () => (await stored()).length >= served, 30_000, 500);
+    await until(async () => (await stored()).length >= recorded, 30_000, 500);
     const ids = await stored();
     console.log(
-      `[fleet] ${served} clicks served on 3 hosts, ${ids.length} stored, ${new Set(ids).size} distinct; the killed worker held ${held} batches, all stored ${takenOverMs} ms after the kill`,
+      `[fleet] ${served} clicks counted by wrk, ${recorded} recorded by 3 hosts, ${ids.length} stored, ${new Set(ids).size} distinct; the killed worker held ${held} batches, taken over ${takenOverMs} ms after the kill; ${spooledAtReturn} batches spooled when ClickHouse returned, all stored ${drainedMs} ms after the kill`,
     );
-    expect(ids.length).toBe(served);
-    expect(new Set(ids).size).toBe(served);
-    expect(takenOverMs).toBeLessThan(60_000);
+    expect(ids.length).toBe(recorded);
+    expect(new Set(ids).size).toBe(recorded);
     // Postgres: analytics.events messages at most one per second for the one endpoint, never one per batch.
     const seconds = (Date.now() - started) / 1000;
     const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where endpoint_id = ${endpoint.id as string}`;
     console.log(`[fleet] ${row?.n} analytics.events messages in Postgres for ${served} clicks over ${seconds.toFixed(0)} s`);
     expect(row?.n).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
-  }, 180_000);
+  }, 300_000);
 
   it('PgBouncer never held more than 4 server connections', () => {
     console.log(`[fleet] PgBouncer server connections at most ${maxServerConnections} (default_pool_size 4)`);
