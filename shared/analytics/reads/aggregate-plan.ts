@@ -44,6 +44,11 @@ export function planAggregate(req: AggregatesRequest, timeZone: string, rollupRe
   const series = req.groupBy === 'time';
   const interval = series ? (req.interval ?? 'day') : null;
   const buckets = interval === null ? null : timeBuckets(req.from, req.to, timeZone, interval);
-  const rollup = rollupReady && onGrid && (buckets === null ? filtered.length === 0 : filtered.length <= 1 && buckets.slotSeconds === ROLLUP_SLOT_SECONDS);
+  // The rollup does not key its counts by bot category: a read that sets bots apart reads raw events.
+  const rollup =
+    rollupReady &&
+    onGrid &&
+    req.filters.bots === 'include' &&
+    (buckets === null ? filtered.length === 0 : filtered.length <= 1 && buckets.slotSeconds === ROLLUP_SLOT_SECONDS);
   return { source: rollup ? 'rollup' : 'raw', fromMicros, toMicros, interval, buckets, filtered, previous: previousPeriod(req.from, req.to) };
 }
