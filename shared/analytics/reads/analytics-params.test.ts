@@ -209,6 +209,7 @@ describe('parseAggregatesQuery', () => {
     utmSource: null,
     utmMedium: null,
     utmCampaign: null,
+    botCategory: null,
     bots: 'include',
   };
 
@@ -242,7 +243,7 @@ describe('parseAggregatesQuery', () => {
   });
 
   it('a missing or bad groupBy, a bad interval or enum filter → VE001 listing the valid values', () => {
-    const groups = 'time, shortCode, countryCode, deviceType, browserName, osName, referrerDomain, clickSource, utmSource, utmMedium, utmCampaign';
+    const groups = 'time, shortCode, countryCode, deviceType, browserName, osName, referrerDomain, clickSource, utmSource, utmMedium, utmCampaign, botCategory';
     expect(errorOf(parseAggregatesQuery(range))).toEqual(ve(`Parameter 'groupBy' is required. Valid values: ${groups}`));
     expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'city' }))).toEqual(ve(`Invalid value 'city' for parameter 'groupBy'. Valid values: ${groups}`));
     expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', interval: 'minute' }))).toEqual(

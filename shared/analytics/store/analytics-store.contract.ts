@@ -285,7 +285,7 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       ).toEqual([recs[2]?.eventId]);
     });
 
-    it('bots=include|exclude|only: include = exclude + only on browse, sync, export and aggregates', async () => {
+    it('bots=include|exclude|only: include = exclude + only on browse, sync, export and aggregates; groupBy=botCategory', async () => {
       const orgId = newOrgId();
       const at = isoMicros('2026-04-03T12:00:00Z');
       const bots = [null, 'SEARCH_CRAWLER', null, 'MAIL_SCANNER', 'HTTP_LIBRARY', null, null] as const;
@@ -321,7 +321,17 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
         if (req instanceof AppError) throw req;
         return store.aggregate(orgId, 'UTC', req);
       };
-      for (const groupBy of ['time', 'shortCode']) {
+      const categories = await aggregate({ groupBy: 'botCategory' });
+      expect(new Map(categories.data.map((d) => [d.key, d.events]))).toEqual(
+        new Map<string | null, number>([
+          [null, 4],
+          ['HTTP_LIBRARY', 1],
+          ['MAIL_SCANNER', 1],
+          ['SEARCH_CRAWLER', 1],
+        ]),
+      );
+      expect((await aggregate({ groupBy: 'time', botCategory: 'mail_scanner' })).total).toBe(1);
+      for (const groupBy of ['time', 'shortCode', 'botCategory']) {
         const [all, excluded, only] = await Promise.all(['include', 'exclude', 'only'].map((bots) => aggregate({ groupBy, bots })));
         expect([all?.total, excluded?.total, only?.total], groupBy).toEqual([7, 4, 3]);
         const byKey = (r: typeof all) => new Map(r?.data.map((d) => [d.key, d.events]));
