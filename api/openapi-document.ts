@@ -23,7 +23,7 @@ import {
 import { EXPORT_FORMATS } from '../shared/analytics/reads/analytics-params.ts';
 import { aggregateResponseSchema } from '../shared/analytics/model/aggregate-response.ts';
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
-import { EVENT_TYPES } from '../shared/analytics/model/event-values.ts';
+import { BOTS_FILTER_DESCRIPTION, BOTS_FILTERS, EVENT_TYPES } from '../shared/analytics/model/event-values.ts';
 import { API_ERROR_CODES, ERROR_CATALOG } from '../shared/errors/error-catalog.ts';
 import { BULK_MAX, saveLinkRequestSchema } from '../shared/links/link-request.ts';
 import { bulkSaveResponseSchema, errorEnvelopeSchema, linkResponseSchema, listResponseSchema } from '../shared/links/link-response.ts';
@@ -69,9 +69,11 @@ function dimensionFilter(name: Dimension): Parameter {
   const { filter, description } = DIMENSIONS[name] as (typeof DIMENSIONS)[Dimension];
   return query(name, description, filter.kind === 'enum' ? { type: 'string', enum: [...filter.values] } : { type: 'string', minLength: 1 });
 }
+const BOTS_PARAMETER = query('bots', BOTS_FILTER_DESCRIPTION, { type: 'string', enum: [...BOTS_FILTERS], default: 'include' });
 const EVENT_FILTERS: Parameter[] = [
   ...EVENTS_FILTER_DIMENSIONS.map(dimensionFilter),
   query('eventType', 'Only events of this type (case-insensitive).', { type: 'string', enum: [...EVENT_TYPES] }),
+  BOTS_PARAMETER,
 ];
 const EVENTS_PARAMETERS: Parameter[] = [
   day('from', 'Browse mode: first'),
@@ -105,6 +107,7 @@ const AGGREGATES_PARAMETERS: Parameter[] = [
   }),
   query('limit', 'Dimensions only: how many top values.', { type: 'integer', minimum: 1, maximum: MAX_AGGREGATE_LIMIT, default: DEFAULT_AGGREGATE_LIMIT }),
   query('eventType', 'Only events of this type (case-insensitive; default CLICK).', { type: 'string', enum: [...EVENT_TYPES], default: 'CLICK' }),
+  BOTS_PARAMETER,
   ...DIMENSION_NAMES.map(dimensionFilter),
 ];
 

@@ -15,7 +15,7 @@ import { setImmediate as nextTick } from 'node:timers/promises';
 import { Session } from 'chdb';
 import { v7 as uuidv7 } from 'uuid';
 import type { EventRecord, HitLink } from '../shared/analytics/events/analytics-event.ts';
-import type { BrowseRequest, EventFilters, ExportFormat, SyncRequest } from '../shared/analytics/reads/analytics-params.ts';
+import { type BrowseRequest, type EventFilters, type ExportFormat, NO_EVENT_FILTERS, type SyncRequest } from '../shared/analytics/reads/analytics-params.ts';
 import { AnalyticsStore, filterFlags, filterParams } from '../shared/analytics/store/analytics-store.ts';
 import { browseSql, exportSql, INSERT_COLUMNS, insertSettings, syncSql } from '../shared/analytics/clickhouse/clickhouse-sql.ts';
 import { encodeEventBlock } from '../shared/analytics/clickhouse/event-native-block.ts';
@@ -42,7 +42,7 @@ const PUSH_TURN = 1000;
 const MERGE_SETTLE_MS = 1500;
 const INGEST_CONCURRENCY = 2; // EventWriteBuffer's default maxConcurrentFlushes
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-const NO_FILTERS: EventFilters = { shortCode: null, clickSource: null, eventType: null };
+const NO_FILTERS: EventFilters = NO_EVENT_FILTERS;
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -764,7 +764,7 @@ async function benchPages(ctx: Ctx, data: Dataset): Promise<PageResult[]> {
       ctx,
       'browse 90d eventType=METADATA_PREVIEW+clickSource=EMBED, limit 100',
       org,
-      browse(100, { filters: { shortCode: null, clickSource: 'EMBED', eventType: 'METADATA_PREVIEW' } }),
+      browse(100, { filters: { ...NO_FILTERS, clickSource: 'EMBED', eventType: 'METADATA_PREVIEW' } }),
     ),
     browseScenario(ctx, 'browse 1 day (last), limit 100', org, browse(100, { from: lastDay, to: lastDay })),
     syncScenario(ctx, 'sync from the start (since=epoch), limit 100', org, sync(100, 0n, null)),

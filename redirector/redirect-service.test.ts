@@ -3,6 +3,7 @@
 // loaded (one source call per kind for all of a link's misses, one load shared by concurrent
 // requests), a FREE organisation's clicks are admitted against the counter and each admitted
 // click is counted once, and a request whose client hung up while it waited records nothing.
+import { botCategoryOf } from '../shared/redirects/crawler-detection.ts';
 import { PasswordCookies } from '../shared/links/password-cookie.ts';
 import { LinkClickAdmission } from '../shared/quotas/link-click-counter.ts';
 import { MemoryLinkClickCounter } from '../shared/quotas/memory-link-click-counter.ts';
@@ -90,6 +91,7 @@ const facts = (over: Partial<RequestFacts> = {}): RequestFacts & { aborted: bool
   query: '',
   ip: '192.0.2.1',
   aborted: false,
+  bot: botCategoryOf(over.userAgent ?? FIREFOX),
   ...over,
 });
 

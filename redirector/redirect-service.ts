@@ -12,14 +12,13 @@
 // worker is remembered per cached Link object, so a new maxClicks clears it). A click of a link
 // with maxClicks is served only after its shared counter took it (LinkClickAdmission: the clicks
 // of one event-loop turn in one atomic store call); refused, the request is decided again as expired, recording nothing.
-// A bot's click (botCategoryOf: crawlers, scanners, libraries) is served and recorded but takes
+// A bot's click (facts.bot: crawlers, scanners, libraries) is served and recorded but takes
 // nothing: neither a maxClicks click nor a quota click.
 import type { HitSink } from '../shared/analytics/events/raw-hit.ts';
 import type { PasswordCookies } from '../shared/links/password-cookie.ts';
 import type { Link } from '../shared/links/link.ts';
 import type { ClickQuota } from '../shared/quotas/click-quota.ts';
 import type { LinkClickAdmission } from '../shared/quotas/link-click-counter.ts';
-import { botCategoryOf } from '../shared/redirects/crawler-detection.ts';
 import { decideRedirect, quotaApplies, type Decision, type DecisionInput, type Route } from '../shared/redirects/decide-redirect.ts';
 import type { RedirectorMetrics } from './metrics.ts';
 import { buildRawHit } from './raw-hit-builder.ts';
@@ -116,13 +115,7 @@ export class RedirectService {
     if (admits && org !== null) input.quota = this.#d.quota.admit(org, nowMs);
     const decision = decideRedirect(input, facts, nowMs);
     const link = input.link;
-    if (
-      decision.kind === 'answer' &&
-      decision.hit?.eventType === 'CLICK' &&
-      link !== null &&
-      link.maxClicks !== null &&
-      botCategoryOf(facts.userAgent) === null
-    ) {
+    if (decision.kind === 'answer' && decision.hit?.eventType === 'CLICK' && link !== null && link.maxClicks !== null && facts.bot === null) {
       return this.#d.linkClicks.take(link.id, link.maxClicks).then((granted) => {
         if (granted) return this.#record(decision, input, facts, nowMs);
         exhausted.add(link);
@@ -147,7 +140,7 @@ export class RedirectService {
       } catch (err) {
         this.#d.onError(err);
       }
-      if (decision.hit.eventType === 'CLICK' && org !== null && botCategoryOf(facts.userAgent) === null) quota.record(org, nowMs);
+      if (decision.hit.eventType === 'CLICK' && org !== null && facts.bot === null) quota.record(org, nowMs);
     }
     return decision;
   }

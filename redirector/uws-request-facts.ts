@@ -6,10 +6,11 @@
 // closed, it reads as unknown (null) instead of throwing. A request answered after a load watches
 // for its client hanging up (aborted) from the moment it starts waiting.
 import type uWS from 'uWebSockets.js';
+import type { BotCategory } from '../shared/analytics/model/event-values.ts';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { ipv4TextOfBytes } from '../shared/net/ipv4.ts';
 import { clientAddressChooser, type ClientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
-import { canonicalUserAgent } from '../shared/redirects/crawler-detection.ts';
+import { userAgentVerdict } from '../shared/redirects/crawler-detection.ts';
 import { queryHasQr, type RequestFacts } from '../shared/redirects/request-facts.ts';
 import { MAX_ACCEPT_LANGUAGE_LENGTH, MAX_QUERY_LENGTH } from '../shared/redirects/visitor.ts';
 
@@ -68,6 +69,7 @@ export class UwsRequestFacts implements RequestFacts {
     readonly qr: boolean,
     readonly accept: string,
     readonly userAgent: string,
+    readonly bot: BotCategory | null,
     readonly referrer: string | null,
     readonly secFetchDest: string,
     readonly secFetchMode: string,
@@ -139,12 +141,14 @@ export class UwsFactsReader {
     ) {
       return null;
     }
+    const ua = userAgentVerdict(cutHeader(userAgent, MAX_USER_AGENT_LENGTH));
     return new UwsRequestFacts(
       method,
       this.#hostOf(host),
       queryHasQr(query),
       accept,
-      canonicalUserAgent(cutHeader(userAgent, MAX_USER_AGENT_LENGTH)),
+      ua.text,
+      ua.bot,
       referrer === '' ? null : cutHeader(referrer, MAX_REFERRER_LENGTH),
       cutHeader(secFetchDest, MAX_FETCH_METADATA_LENGTH),
       cutHeader(secFetchMode, MAX_FETCH_METADATA_LENGTH),

@@ -114,6 +114,13 @@ describe('clicks end to end', () => {
     expect(String(c.createdAt)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6})?Z$/);
     expect(events.find((e) => e.eventType === 'METADATA_PREVIEW')).toMatchObject({ shortCode: code });
     expect((await browseAll(org, '&eventType=METADATA_PREVIEW')).map((e) => e.eventType)).toEqual(['METADATA_PREVIEW']);
+    // The person and the unfurler, set apart by bots=
+    expect(c.botCategory).toBeNull();
+    expect((await browseAll(org, '&bots=exclude')).map((e) => [e.eventType, e.botCategory])).toEqual([['CLICK', null]]);
+    expect((await browseAll(org, '&bots=only')).map((e) => [e.eventType, e.botCategory])).toEqual([['METADATA_PREVIEW', 'LINK_PREVIEW']]);
+    const bad = await org.client.get(`/link/external/v1/analytics/events?${days()}&bots=no`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors![0]).toMatchObject({ code: 'VE001', message: "Invalid value 'no' for parameter 'bots'. Valid values: include, exclude, only" });
   });
 
   it('sync continues after new events, never repeating or missing one', async () => {

@@ -2,7 +2,7 @@
 // distinct User-Agent of at most 512 characters (the redirector cuts longer ones) and memoised, so
 // the memo holds at most MEMO_LIMIT × 1 KiB of keys; a link-preview crawler is exactly the
 // LINK_PREVIEW category. The memo also gives each distinct User-Agent one string instance
-// (canonicalUserAgent): the redirector keeps that one, so every later lookup of it (this memo, the
+// (userAgentVerdict): the redirector keeps that one, so every later lookup of it (this memo, the
 // analytics batch's dictionary) finds its hash already computed and its key equal by reference,
 // and the request's own copy dies young.
 import { type BotCategory, classifyUserAgent } from './bot-category.ts';
@@ -10,7 +10,7 @@ import { type BotCategory, classifyUserAgent } from './bot-category.ts';
 const MEMO_LIMIT = 10_000;
 const MEMO_MAX_KEY_LENGTH = 512;
 
-interface Verdict {
+export interface Verdict {
   /** The first string seen with this value: the one instance kept. */
   readonly text: string;
   readonly bot: BotCategory | null;
@@ -27,9 +27,12 @@ function verdict(userAgent: string): Verdict {
   return v;
 }
 
-/** The one kept instance of this User-Agent's text (itself when longer than the memo keeps). */
-export function canonicalUserAgent(userAgent: string): string {
-  return userAgent === '' || userAgent.length > MEMO_MAX_KEY_LENGTH ? userAgent : verdict(userAgent).text;
+/**
+ * The one kept instance of this User-Agent's text (itself when longer than the memo keeps) and its
+ * bot category: what a request's facts carry, so nothing after reads the memo again.
+ */
+export function userAgentVerdict(userAgent: string): Verdict {
+  return userAgent === '' || userAgent.length > MEMO_MAX_KEY_LENGTH ? { text: userAgent, bot: classifyUserAgent(userAgent) } : verdict(userAgent);
 }
 
 /** The visitor's bot category; null for a person. An empty User-Agent is OTHER_BOT. */

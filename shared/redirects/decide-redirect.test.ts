@@ -1,5 +1,6 @@
 // Invariant: every branch of the pure decision is pinned here with plain values: no server, no
 // database, no clock other than the one passed in.
+import { botCategoryOf } from './crawler-detection.ts';
 import { describe, expect, it } from 'vitest';
 import type { MobileApp } from '../apps/mobile-app-repository.ts';
 import type { DeepLink, Link, StoredLink } from '../links/link.ts';
@@ -31,6 +32,7 @@ function facts(over: Partial<RequestFacts> = {}): RequestFacts {
     acceptLanguage: '',
     query: '',
     ip: '1.2.3.4',
+    bot: botCategoryOf(over.userAgent ?? DESKTOP),
     ...over,
   };
 }

@@ -23,7 +23,6 @@ import type { Organization } from '../orgs/organization.ts';
 import { billingPeriod } from '../quotas/billing-period.ts';
 import type { QuotaView } from '../quotas/quota-view.ts';
 import { negotiate } from './content-negotiation.ts';
-import { botCategoryOf, isPreviewCrawler } from './crawler-detection.ts';
 import { appOpenPage, cloakPage, crawlerPage, errorPage, type HtmlPage, passwordPage, protectedPreviewPage } from './html-pages.ts';
 import { detectPlatform } from './platform-detection.ts';
 import { clickSourceOf, type RequestFacts } from './request-facts.ts';
@@ -93,14 +92,7 @@ const JSON_TYPE = 'application/json';
 /** Whether the click quota must be consulted for this request (a person's visit, or its HEAD twin: bots never count). */
 export function quotaApplies(input: Pick<DecisionInput, 'route' | 'link' | 'hostDomain' | 'org'>, facts: RequestFacts): boolean {
   const { link } = input;
-  return (
-    input.route.kind === 'visit' &&
-    link !== null &&
-    link.isActive &&
-    !isSuspended(input.org) &&
-    hostServes(input.hostDomain, link) &&
-    botCategoryOf(facts.userAgent) === null
-  );
+  return input.route.kind === 'visit' && link !== null && link.isActive && !isSuspended(input.org) && hostServes(input.hostDomain, link) && facts.bot === null;
 }
 
 /** A suspended organisation's links answer 403 SML010; an unknown organisation is not suspended. */
@@ -125,11 +117,11 @@ export function decideRedirect(input: DecisionInput, facts: RequestFacts, nowMs:
 
   const record = facts.method === 'GET';
   const destination = link.safeDestination;
-  const crawler = isPreviewCrawler(facts.userAgent);
+  const crawler = facts.bot === 'LINK_PREVIEW';
 
   // A bot is never counted (quotaApplies), so never refused for the quota.
   const quota = input.quota;
-  if (quota !== null && !quota.allowed && botCategoryOf(facts.userAgent) === null) {
+  if (quota !== null && !quota.allowed && facts.bot === null) {
     const error = clickQuotaExhausted({
       shortCode: link.shortCode,
       currentClicks: quota.currentClicks,

@@ -2,6 +2,7 @@
 // type and their combinations, first match, precedence against deep links and cloaking, expiry by
 // time and by clicks (with and without expiredUrl), the password and the order of checks; nothing
 // that does not go through records a hit.
+import { botCategoryOf } from './crawler-detection.ts';
 import { describe, expect, it } from 'vitest';
 import { deepLinkOf, linkOf, mobileAppOf, organizationOf } from '../../test/support/model-fixtures.ts';
 import type { Link, StoredLink } from '../links/link.ts';
@@ -40,6 +41,7 @@ function facts(over: Partial<RequestFacts> = {}): RequestFacts {
     acceptLanguage: '',
     query: '',
     ip: '192.0.2.1',
+    bot: botCategoryOf(over.userAgent ?? DESKTOP),
     ...over,
   };
 }

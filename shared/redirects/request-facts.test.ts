@@ -1,4 +1,5 @@
 // Invariant: content negotiation, click-source rules and small request parsers are pinned here.
+import { botCategoryOf } from './crawler-detection.ts';
 import { describe, expect, it } from 'vitest';
 import { negotiate } from './content-negotiation.ts';
 import { normalizeHost } from '../domains/host-name.ts';
@@ -17,6 +18,7 @@ const f = (over: Partial<RequestFacts>): RequestFacts => ({
   acceptLanguage: '',
   query: '',
   ip: null,
+  bot: botCategoryOf(over.userAgent ?? ''),
   ...over,
 });
 

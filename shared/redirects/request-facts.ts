@@ -3,7 +3,7 @@
 // during a connection); nothing here refers to uWS objects, so the decision can be computed (and
 // tested) without a server.
 // The click source is a function of these facts alone, following DECISIONS.md § Redirect.
-import type { ClickSource } from '../analytics/model/event-values.ts';
+import type { BotCategory, ClickSource } from '../analytics/model/event-values.ts';
 import { negotiate } from './content-negotiation.ts';
 
 export interface RequestFacts {
@@ -14,6 +14,8 @@ export interface RequestFacts {
   qr: boolean;
   accept: string;
   userAgent: string;
+  /** The visitor's bot category (botCategoryOf its userAgent, read once with it); null for a person. */
+  bot: BotCategory | null;
   referrer: string | null;
   secFetchDest: string;
   secFetchMode: string;

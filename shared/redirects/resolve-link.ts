@@ -13,6 +13,7 @@ import { issuesToErrors } from '../links/link-request.ts';
 import { instantMs } from '../links/link-rules.ts';
 import type { Organization } from '../orgs/organization.ts';
 import { isHardCapped } from '../orgs/plans.ts';
+import { botCategoryOf } from './crawler-detection.ts';
 import type { LinkClickCounter } from '../quotas/link-click-counter.ts';
 import type { QuotaView } from '../quotas/quota-view.ts';
 import { usageReport } from '../quotas/usage-report.ts';
@@ -86,6 +87,7 @@ export async function resolveLink(deps: ResolveDeps, org: Organization, body: un
     qr: false,
     accept: 'text/html',
     userAgent: v.userAgent ?? '',
+    bot: botCategoryOf(v.userAgent ?? ''),
     referrer: null,
     secFetchDest: '',
     secFetchMode: '',

@@ -4,6 +4,7 @@
 // message's range, never its events; a retry, a replay and a killed worker's message are sent
 // again with the same id and the same events, however many arrived since. Real Postgres, chDB,
 // a receiver that verifies every signature.
+import { NO_EVENT_FILTERS } from '../analytics/reads/analytics-params.ts';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -48,7 +49,7 @@ const inSyncOrder = async (orgId: string, ids: readonly string[]): Promise<strin
     sinceMicros: 0n,
     afterEventId: null,
     limit: 5000,
-    filters: { shortCode: null, clickSource: null, eventType: null },
+    filters: NO_EVENT_FILTERS,
   });
   return page.data.map((e) => e.eventId).filter((id) => wanted.has(id));
 };

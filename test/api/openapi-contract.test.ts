@@ -115,10 +115,12 @@ describe('OpenAPI document as a contract', () => {
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     const names = (path: string) => (doc.paths[path]?.get?.parameters ?? []).map((p) => p.name).sort();
-    expect(names(EVENTS)).toEqual(['afterEventId', 'clickSource', 'cursor', 'eventType', 'from', 'limit', 'shortCode', 'since', 'to']);
-    expect(names(EXPORT)).toEqual(['clickSource', 'eventType', 'format', 'from', 'shortCode', 'to']);
+    expect(names(EVENTS)).toEqual(['afterEventId', 'bots', 'clickSource', 'cursor', 'eventType', 'from', 'limit', 'shortCode', 'since', 'to']);
+    expect(names(EXPORT)).toEqual(['bots', 'clickSource', 'eventType', 'format', 'from', 'shortCode', 'to']);
     expect(names(LIST)).toEqual(['page', 'query', 'size']);
     expect(names(AGGREGATES)).toEqual([
+      'botCategory',
+      'bots',
       'browserName',
       'clickSource',
       'countryCode',

@@ -34,8 +34,9 @@ const localDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: ZO
 const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 type Aggregates = { total: number; data: { key: string | null; events: number }[] };
+/** The API's aggregates; people only unless `q` says otherwise, as the page shows by default. */
 async function api(q: Record<string, string>): Promise<Aggregates> {
-  const r = await org.client.get(`/link/external/v1/analytics/aggregates?${new URLSearchParams(q)}`);
+  const r = await org.client.get(`/link/external/v1/analytics/aggregates?${new URLSearchParams({ bots: 'exclude', ...q })}`);
   expect(r.status).toBe(200);
   return r.body.response as Aggregates;
 }
@@ -87,6 +88,16 @@ describe.skipIf(!hasChromium)('dashboard analytics in Chromium', () => {
       }),
     );
     events.push(eventRecord({ orgId: org.id, createdAtMicros: String(BigInt(now - 60_000) * 1000n), eventType: 'METADATA_PREVIEW' }));
+    // 12 clicks by a mail scanner, which the page leaves out until asked.
+    for (let i = 0; i < 12; i++)
+      events.push(
+        eventRecord({
+          orgId: org.id,
+          createdAtMicros: String(BigInt(now - 120_000 - i * 1000) * 1000n),
+          shortCode: 'chart-link-a',
+          botCategory: 'MAIL_SCANNER',
+        }),
+      );
     await store.insert(events, randomUUID());
     const { token } = await createInvite(fx.db.sql, { orgId: org.id, email: 'analyst@example.com', role: 'viewer', invitedBy: 'test' });
     await acceptInvite(fx.db.sql, token, { password: PASSWORD });
@@ -151,6 +162,24 @@ describe.skipIf(!hasChromium)('dashboard analytics in Chromium', () => {
     await page.getByRole('button', { name: 'Remove filter deviceType: MOBILE' }).click();
   });
 
+  it('shows people by default; the Visits switch shows bots only, or everyone, and the Bots list names people', async () => {
+    expect(await page.getByRole('button', { name: 'People', pressed: true }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Bots', exact: true }).click();
+    await expect.poll(() => page.url()).toContain('bots=only');
+    await expect.poll(() => page.getByRole('img', { name: /12 events by day/ }).count()).toBe(1);
+    expect(await page.getByRole('table', { name: 'Bots' }).getByRole('button').allTextContents()).toEqual(['MAIL_SCANNER']);
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Everyone' }).click();
+    await expect.poll(() => page.getByRole('img', { name: /252 events by day/ }).count()).toBe(1);
+    const bots = page.getByRole('table', { name: 'Bots' });
+    expect(await bots.getByRole('row', { name: /People/ }).textContent()).toContain('240');
+    const want = await api({ groupBy: 'time', from, to: today, bots: 'include' });
+    expect(want.total).toBe(252);
+    await expect.poll(() => chartTable(page)).toEqual(want.data.map((b) => [b.key, b.events]));
+    await page.getByRole('button', { name: 'People' }).click();
+    await expect.poll(() => page.getByRole('img', { name: /240 events by day/ }).count()).toBe(1);
+  });
+
   it('ranges: 30 days and a custom range; a range over 186 days is explained next to the field', async () => {
     await page.getByRole('button', { name: '30 days' }).click();
     await expect.poll(() => chartTable(page).then((r) => r.length)).toBe(30);
@@ -175,6 +204,7 @@ describe.skipIf(!hasChromium)('dashboard analytics in Chromium', () => {
     await expect.poll(() => chartTable(page)).toEqual(want.data.map((b) => [b.key, b.events]));
     const href = await page.getByRole('link', { name: 'Export events (CSV)' }).getAttribute('href');
     expect(href).toContain('shortCode=chart-link-a');
+    expect(href).toContain('bots=exclude');
     const csv = await page.context().request.get(`${fx.svc.dashboard}${href}`);
     expect(csv.status()).toBe(200);
     expect((await csv.text()).trim().split('\r\n')).toHaveLength(1 + 160);

@@ -18,6 +18,7 @@ import {
   type EventFieldName,
   type ExportEncoding,
 } from '../events/event-schema.ts';
+import type { BotsFilter } from '../model/event-values.ts';
 import { neutraliseFormulaSql } from '../reads/csv-formula-guard.ts';
 import { EVENTS_TABLE } from './events-table.ts';
 import { ROLLUP_TABLE } from './rollup-table.ts';
@@ -60,13 +61,22 @@ export interface FilterFlags {
   shortCode: boolean;
   clickSource: boolean;
   eventType: boolean;
+  /** Default include (no clause). */
+  bots?: BotsFilter;
 }
+
+const BOT_CLAUSES: Record<BotsFilter, string> = {
+  include: '',
+  exclude: `\n  AND ${EVENT_FIELDS.botCategory.column} IS NULL`,
+  only: `\n  AND ${EVENT_FIELDS.botCategory.column} IS NOT NULL`,
+};
 
 function filterClauses(f: FilterFlags): string {
   return [
     f.shortCode ? '\n  AND short_code = {shortCode:String}' : '',
     f.clickSource ? '\n  AND click_source = {clickSource:String}' : '',
     f.eventType ? '\n  AND event_type = {eventType:String}' : '',
+    BOT_CLAUSES[f.bots ?? 'include'],
   ].join('');
 }
 

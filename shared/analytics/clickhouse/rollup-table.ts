@@ -29,7 +29,7 @@
 // timeout of each other in a way that both look-ups miss the other (a retry waits for the failed
 // insert's timeout first).
 import { EVENT_FIELDS } from '../events/event-schema.ts';
-import { DIMENSION_NAMES } from '../model/dimensions.ts';
+import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { distributedTable, localTable, replicatedEngine } from './cluster-layout.ts';
 import { DEDUPLICATION_WINDOW, EVENTS_TABLE } from './events-table.ts';
 
@@ -53,7 +53,7 @@ const ROLLUP_LAYOUT = `PARTITION BY toYYYYMM(slot)
 ORDER BY (org_id, event_type, dimension, value, slot)`;
 
 /** One row per event and dimension (plus the time series), counted per slot. */
-export const DIMENSION_ROWS = `ARRAY JOIN [tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String))), ${DIMENSION_NAMES.map(
+export const DIMENSION_ROWS = `ARRAY JOIN [tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String))), ${ROLLUP_DIMENSIONS.map(
   (d) => `tuple('${d}', CAST(${col(d)} AS Nullable(String)))`,
 ).join(', ')}] AS d`;
 
@@ -71,7 +71,7 @@ const ROLLUP_GROUP = 'GROUP BY org_id, event_type, dimension, value, slot';
  */
 function viewQuery(source: string, t0Micros: bigint): string {
   const key = `(${col('orgId')}, ${col('createdAt')}, ${col('eventId')})`;
-  const dims = DIMENSION_NAMES.map((d) => col(d)).join(', ');
+  const dims = ROLLUP_DIMENSIONS.map((d) => col(d)).join(', ');
   return `SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.2 AS value, slot, sum(n) AS events
 FROM (
   SELECT ${col('orgId')}, ${col('eventType')}, toDateTime(toStartOfFifteenMinutes(${col('createdAt')}), 'UTC') AS slot, ${dims}, count() AS n

@@ -4,9 +4,11 @@
 // entry says how a filter value is read, the OpenAPI text of that filter, the dashboard's title of
 // its top list, and whether the events endpoints (browse, sync, export) take the filter too. The
 // query parser, the store's SQL, the rollup's DDL, the OpenAPI document and the dashboard derive
-// their lists from it, in this order (the rollup's rows and the dashboard's top lists).
+// their lists from it, in this order (the rollup's rows and the dashboard's top lists). A
+// dimension the rollup does not count (`rollup: false`) is read from raw events: adding one to the
+// rollup later needs its counts backfilled, or older ranges would read short.
 // Browser-safe: imports only other model modules.
-import { CLICK_SOURCES, DEVICE_TYPES } from './event-values.ts';
+import { BOT_CATEGORIES, CLICK_SOURCES, DEVICE_TYPES } from './event-values.ts';
 
 /** How a filter's value is read: as given, upper- or lower-cased, or one of an enum's values (any case). */
 export type DimensionFilter =
@@ -23,6 +25,10 @@ export interface DimensionSpec {
   readonly description: string;
   /** Also a filter of the events endpoints (browse, sync, export), not only of aggregates. */
   readonly eventsFilter: boolean;
+  /** Counted by the rollup (default true); false: aggregates that group or filter by it read raw events. */
+  readonly rollup?: false;
+  /** What its null value means, shown in its top list (default: the value is unknown). */
+  readonly nullText?: string;
 }
 
 const exactly = (name: string): string => `Only events whose ${name} is exactly this value (so any top value can filter).`;
@@ -59,11 +65,21 @@ export const DIMENSIONS = {
   utmSource: { title: 'UTM sources', filter: EXACT, description: exactly('utmSource'), eventsFilter: false },
   utmMedium: { title: 'UTM media', filter: EXACT, description: exactly('utmMedium'), eventsFilter: false },
   utmCampaign: { title: 'UTM campaigns', filter: EXACT, description: exactly('utmCampaign'), eventsFilter: false },
+  botCategory: {
+    title: 'Bots',
+    filter: { kind: 'enum', enumName: 'BotCategory', values: BOT_CATEGORIES },
+    description: 'Only events of this bot category (case-insensitive); people have none (use bots=exclude).',
+    eventsFilter: false,
+    rollup: false,
+    nullText: 'People',
+  },
 } as const satisfies Record<string, DimensionSpec>;
 
 export type Dimension = keyof typeof DIMENSIONS;
 /** The dimensions in registry order. */
 export const DIMENSION_NAMES = Object.keys(DIMENSIONS) as Dimension[];
+/** The dimensions the rollup counts, in registry order. */
+export const ROLLUP_DIMENSIONS = DIMENSION_NAMES.filter((d) => (DIMENSIONS[d] as DimensionSpec).rollup !== false);
 /** A filter value of the dimension after reading: an enum's value, or text. */
 export type DimensionValue<K extends Dimension> = (typeof DIMENSIONS)[K]['filter'] extends { values: readonly (infer V)[] } ? V : string;
 /** Dimensions the events endpoints filter on as well. */

@@ -29,6 +29,11 @@ describe('planAggregate: which table answers', () => {
     ['a series with two dimensions filtered', { ...APRIL, groupBy: 'time', countryCode: 'DE', deviceType: 'MOBILE' }, 'UTC', true, 'raw'],
     ['a top list without filters', { ...APRIL, groupBy: 'browserName' }, 'UTC', true, 'rollup'],
     ['a top list with a filter', { ...APRIL, groupBy: 'browserName', osName: 'iOS' }, 'UTC', true, 'raw'],
+    ['a series of people only (bots=exclude)', { ...APRIL, groupBy: 'time', bots: 'exclude' }, 'UTC', true, 'raw'],
+    ['a top list of bots only', { ...APRIL, groupBy: 'shortCode', bots: 'only' }, 'UTC', true, 'raw'],
+    ['a series with bots=include (every event, as without)', { ...APRIL, groupBy: 'time', bots: 'include' }, 'UTC', true, 'rollup'],
+    ['a top list of bot categories (not counted by the rollup)', { ...APRIL, groupBy: 'botCategory' }, 'UTC', true, 'raw'],
+    ['a series of one bot category', { ...APRIL, groupBy: 'time', botCategory: 'mail_scanner' }, 'UTC', true, 'raw'],
     ['a range before the rollup is ready', { ...APRIL, groupBy: 'time' }, 'UTC', false, 'raw'],
     ['a top list before the rollup is ready', { ...APRIL, groupBy: 'countryCode' }, 'UTC', false, 'raw'],
     // Africa/Monrovia kept −0:44:30 until 1972: its midnights are off the 15-minute grid.

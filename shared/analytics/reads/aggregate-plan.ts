@@ -1,10 +1,11 @@
 // Invariant: how an aggregates request is read, decided by a pure function of the request, the
 // organisation's time zone and whether the rollup is ready: the range in UTC microseconds, the
 // local buckets of a series, which table answers (the rollup when the range is on its 15-minute
-// grid, the buckets are whole slots and at most one dimension is filtered for a series, none for a
-// top list; raw events otherwise) and the comparison period (the same number of days just before).
+// grid, the buckets are whole slots, at most one dimension is filtered for a series and none for a
+// top list, every dimension involved is one the rollup counts, and bots are included; raw events
+// otherwise) and the comparison period (the same number of days just before).
 // The store executes the plan and nothing else decides these.
-import { DIMENSION_NAMES, type Dimension, type AggregateInterval } from '../model/dimensions.ts';
+import { DIMENSION_NAMES, type Dimension, type AggregateInterval, ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { ROLLUP_SLOT_SECONDS } from '../clickhouse/rollup-table.ts';
 import type { AggregatesRequest } from './analytics-params.ts';
 import { localDayRangeMicros, parseCalendarDate } from './local-day-range.ts';
@@ -44,6 +45,15 @@ export function planAggregate(req: AggregatesRequest, timeZone: string, rollupRe
   const series = req.groupBy === 'time';
   const interval = series ? (req.interval ?? 'day') : null;
   const buckets = interval === null ? null : timeBuckets(req.from, req.to, timeZone, interval);
-  const rollup = rollupReady && onGrid && (buckets === null ? filtered.length === 0 : filtered.length <= 1 && buckets.slotSeconds === ROLLUP_SLOT_SECONDS);
+  // The rollup does not key its counts by bot category (a read that sets bots apart reads raw
+  // events), nor count the dimensions marked rollup: false.
+  const counted = (d: Dimension): boolean => ROLLUP_DIMENSIONS.includes(d);
+  const rollup =
+    rollupReady &&
+    onGrid &&
+    req.filters.bots === 'include' &&
+    (series || counted(req.groupBy as Dimension)) &&
+    filtered.every(counted) &&
+    (buckets === null ? filtered.length === 0 : filtered.length <= 1 && buckets.slotSeconds === ROLLUP_SLOT_SECONDS);
   return { source: rollup ? 'rollup' : 'raw', fromMicros, toMicros, interval, buckets, filtered, previous: previousPeriod(req.from, req.to) };
 }

@@ -2,7 +2,7 @@
 // verbatim messages, range arithmetic in inclusive days, enum and limit bounds, timestamp forms.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors/app-error.ts';
-import { parseAggregatesQuery, parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
+import { NO_EVENT_FILTERS, parseAggregatesQuery, parseEventsQuery, parseExportQuery, type RawQuery } from './analytics-params.ts';
 import { encodeBrowseCursor } from './browse-cursor.ts';
 
 function errorOf(result: unknown): { code: string; message: string } {
@@ -21,7 +21,7 @@ describe('parseEventsQuery: mode', () => {
       to: '2026-01-31',
       cursor: null,
       limit: 100,
-      filters: { shortCode: null, clickSource: null, eventType: null },
+      filters: NO_EVENT_FILTERS,
     });
   });
 
@@ -32,7 +32,7 @@ describe('parseEventsQuery: mode', () => {
       sinceMicros: 1_767_225_600_500_000n,
       afterEventId: id.toLowerCase(),
       limit: 5000,
-      filters: { shortCode: null, clickSource: null, eventType: null },
+      filters: NO_EVENT_FILTERS,
     });
   });
 
@@ -127,6 +127,17 @@ describe('parseEventsQuery: limit and filters', () => {
       ve("Invalid value 'VIEW' for enum EventType. Valid values: CLICK, METADATA_PREVIEW"),
     );
   });
+
+  it('bots: include by default, include|exclude|only in any case, on every read; anything else is VE001', () => {
+    const base = { from: '2026-01-01', to: '2026-01-01' };
+    expect(parseEventsQuery(base)).toMatchObject({ filters: { bots: 'include' } });
+    expect(parseEventsQuery({ ...base, bots: 'EXCLUDE' })).toMatchObject({ filters: { bots: 'exclude' } });
+    expect(parseEventsQuery({ since: '2026-01-01T00:00:00Z', bots: 'only' })).toMatchObject({ filters: { bots: 'only' } });
+    expect(parseExportQuery({ ...base, bots: 'Only' })).toMatchObject({ filters: { bots: 'only' } });
+    expect(parseAggregatesQuery({ ...base, groupBy: 'time', bots: 'exclude' })).toMatchObject({ filters: { bots: 'exclude' } });
+    for (const parse of [parseEventsQuery, parseExportQuery, (q: RawQuery) => parseAggregatesQuery({ ...q, groupBy: 'time' })])
+      expect(errorOf(parse({ ...base, bots: 'false' }))).toEqual(ve("Invalid value 'false' for parameter 'bots'. Valid values: include, exclude, only"));
+  });
 });
 
 describe('parseEventsQuery: since', () => {
@@ -157,7 +168,7 @@ describe('parseExportQuery', () => {
       from: '2026-01-01',
       to: '2026-01-02',
       format: 'json',
-      filters: { shortCode: null, clickSource: null, eventType: null },
+      filters: NO_EVENT_FILTERS,
     });
     expect(parseExportQuery({ from: '2026-01-01', to: '2026-01-02', format: 'CSV', eventType: 'click' })).toMatchObject({
       format: 'csv',
@@ -198,6 +209,8 @@ describe('parseAggregatesQuery', () => {
     utmSource: null,
     utmMedium: null,
     utmCampaign: null,
+    botCategory: null,
+    bots: 'include',
   };
 
   it('groupBy time: interval defaults to hour up to 2 inclusive days, else day; eventType defaults to CLICK', () => {
@@ -230,7 +243,7 @@ describe('parseAggregatesQuery', () => {
   });
 
   it('a missing or bad groupBy, a bad interval or enum filter → VE001 listing the valid values', () => {
-    const groups = 'time, shortCode, countryCode, deviceType, browserName, osName, referrerDomain, clickSource, utmSource, utmMedium, utmCampaign';
+    const groups = 'time, shortCode, countryCode, deviceType, browserName, osName, referrerDomain, clickSource, utmSource, utmMedium, utmCampaign, botCategory';
     expect(errorOf(parseAggregatesQuery(range))).toEqual(ve(`Parameter 'groupBy' is required. Valid values: ${groups}`));
     expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'city' }))).toEqual(ve(`Invalid value 'city' for parameter 'groupBy'. Valid values: ${groups}`));
     expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', interval: 'minute' }))).toEqual(

@@ -33,7 +33,7 @@ import {
   MAX_EVENTS_LIMIT,
   MAX_RANGE_DAYS,
 } from '../model/dimensions.ts';
-import { EVENT_TYPES, type EventType } from '../model/event-values.ts';
+import { BOTS_FILTERS, type BotsFilter, EVENT_TYPES, type EventType } from '../model/event-values.ts';
 
 export type RawQuery = Readonly<Record<string, string | readonly string[] | undefined>>;
 
@@ -41,7 +41,12 @@ export interface EventFilters {
   shortCode: DimensionValue<'shortCode'> | null;
   clickSource: DimensionValue<'clickSource'> | null;
   eventType: EventType | null;
+  /** Bots in or out (default include). */
+  bots: BotsFilter;
 }
+
+/** No filter: every event of the organisation. */
+export const NO_EVENT_FILTERS: EventFilters = Object.freeze({ shortCode: null, clickSource: null, eventType: null, bots: 'include' });
 
 export interface BrowseRequest {
   mode: 'browse';
@@ -122,6 +127,7 @@ function filters(q: RawQuery): EventFilters {
     shortCode: dimensionFilter(q, 'shortCode'),
     clickSource: dimensionFilter(q, 'clickSource'),
     eventType: enumValue(single(q, 'eventType'), 'EventType', EVENT_TYPES),
+    bots: choice(single(q, 'bots'), 'bots', BOTS_FILTERS) ?? 'include',
   };
 }
 

@@ -7,7 +7,14 @@ import type { AnalyticsEvent } from '../events/analytics-event.ts';
 import { EVENT_OBJECT_FIELDS } from '../events/event-schema.ts';
 import { CHROME_WINDOWS_UA, eventRecord, eventRecords, IPHONE_UA, isoMicros, newOrgId, rawHit, sleep } from '../events/analytics-fixtures.ts';
 import { neutraliseFormula } from '../reads/csv-formula-guard.ts';
-import { parseEventsQuery, parseExportQuery, type BrowseRequest, type ExportRequest, type SyncRequest } from '../reads/analytics-params.ts';
+import {
+  parseAggregatesQuery,
+  parseEventsQuery,
+  parseExportQuery,
+  type BrowseRequest,
+  type ExportRequest,
+  type SyncRequest,
+} from '../reads/analytics-params.ts';
 import type { EventPage } from '../reads/event-page.ts';
 import { positionAt, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { AnalyticsStore, type AnalyticsStoreOptions } from './analytics-store.ts';
@@ -276,6 +283,60 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
           .split('\n')
           .map((l) => (JSON.parse(l) as AnalyticsEvent).eventId),
       ).toEqual([recs[2]?.eventId]);
+    });
+
+    it('bots=include|exclude|only: include = exclude + only on browse, sync, export and aggregates; groupBy=botCategory', async () => {
+      const orgId = newOrgId();
+      const at = isoMicros('2026-04-03T12:00:00Z');
+      const bots = [null, 'SEARCH_CRAWLER', null, 'MAIL_SCANNER', 'HTTP_LIBRARY', null, null] as const;
+      const recs = bots.map((botCategory, i) =>
+        eventRecord({ orgId, createdAtMicros: (at + BigInt(i)).toString(), shortCode: i % 2 ? 'code-aaaa' : 'code-bbbb', botCategory }),
+      );
+      await store.insert(recs, randomUUID());
+      await sleep(SETTLE_MS * 2);
+      const day = { from: '2026-04-03', to: '2026-04-03' };
+      const idsOf = (events: readonly { eventId: string }[]): string[] => events.map((e) => e.eventId).sort();
+      const people = idsOf(recs.filter((r) => r.botCategory === null));
+      const robots = idsOf(recs.filter((r) => r.botCategory !== null));
+      const reads = {
+        browse: async (b: Record<string, string>) => idsOf((await store.browse(orgId, 'UTC', browseReq({ ...day, ...b }))).data),
+        sync: async (b: Record<string, string>) => idsOf((await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z', ...b }))).data),
+        export: async (b: Record<string, string>) =>
+          idsOf(
+            (await collect(store.exportEvents(orgId, 'UTC', exportReq({ ...day, ...b }))))
+              .trim()
+              .split('\n')
+              .filter((l) => l !== '')
+              .map((l) => JSON.parse(l) as AnalyticsEvent),
+          ),
+      };
+      for (const [name, read] of Object.entries(reads)) {
+        expect(await read({}), name).toEqual(idsOf(recs));
+        expect(await read({ bots: 'include' }), name).toEqual(idsOf(recs));
+        expect(await read({ bots: 'exclude' }), name).toEqual(people);
+        expect(await read({ bots: 'ONLY' }), name).toEqual(robots);
+      }
+      const aggregate = async (q: Record<string, string>) => {
+        const req = parseAggregatesQuery({ ...day, ...q });
+        if (req instanceof AppError) throw req;
+        return store.aggregate(orgId, 'UTC', req);
+      };
+      const categories = await aggregate({ groupBy: 'botCategory' });
+      expect(new Map(categories.data.map((d) => [d.key, d.events]))).toEqual(
+        new Map<string | null, number>([
+          [null, 4],
+          ['HTTP_LIBRARY', 1],
+          ['MAIL_SCANNER', 1],
+          ['SEARCH_CRAWLER', 1],
+        ]),
+      );
+      expect((await aggregate({ groupBy: 'time', botCategory: 'mail_scanner' })).total).toBe(1);
+      for (const groupBy of ['time', 'shortCode', 'botCategory']) {
+        const [all, excluded, only] = await Promise.all(['include', 'exclude', 'only'].map((bots) => aggregate({ groupBy, bots })));
+        expect([all?.total, excluded?.total, only?.total], groupBy).toEqual([7, 4, 3]);
+        const byKey = (r: typeof all) => new Map(r?.data.map((d) => [d.key, d.events]));
+        for (const [key, n] of byKey(all)) expect(n, `${groupBy} ${key}`).toBe((byKey(excluded).get(key) ?? 0) + (byKey(only).get(key) ?? 0));
+      }
     });
 
     it('never shows another organisation’s events', async () => {

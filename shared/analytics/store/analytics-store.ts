@@ -37,6 +37,7 @@ import {
   ROLLUP_TOP_SQL,
   rollupSlotsSql,
   type AggregateFilterFlags,
+  type FilterFlags,
   browseSql,
   COUNT_EVENTS_SQL,
   COUNT_PHYSICAL_ROWS_SQL,
@@ -93,8 +94,8 @@ export function filterParams(f: EventFilters): Record<string, string> {
 }
 
 /** Which filters are set: selects the WHERE clauses of the store's SQL. */
-export function filterFlags(f: EventFilters): { shortCode: boolean; clickSource: boolean; eventType: boolean } {
-  return { shortCode: f.shortCode !== null, clickSource: f.clickSource !== null, eventType: f.eventType !== null };
+export function filterFlags(f: EventFilters): FilterFlags {
+  return { shortCode: f.shortCode !== null, clickSource: f.clickSource !== null, eventType: f.eventType !== null, bots: f.bots };
 }
 
 /** Query parameters of the set aggregate filters (eventType always set). */

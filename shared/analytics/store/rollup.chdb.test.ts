@@ -13,7 +13,7 @@ import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import { CREATE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { ROLLUP_TABLE, ROLLUP_VIEW, ROLLUP_VIEW_QUERY_MARK } from '../clickhouse/rollup-table.ts';
 import { EVENT_FIELDS } from '../events/event-schema.ts';
-import { DIMENSION_NAMES } from '../model/dimensions.ts';
+import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { parseAggregatesQuery } from '../reads/analytics-params.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { AnalyticsStore } from './analytics-store.ts';
@@ -88,7 +88,7 @@ describe('rollup on an existing installation (chDB)', () => {
           { groupBy: 'time', interval: 'hour' },
           { groupBy: 'time', interval: 'week', countryCode: 'NP' },
           { groupBy: 'time', eventType: 'METADATA_PREVIEW', shortCode: 'roll-3' },
-          ...DIMENSION_NAMES.map((d) => ({ groupBy: d, limit: '100' })),
+          ...ROLLUP_DIMENSIONS.map((d) => ({ groupBy: d, limit: '100' })),
         ];
         for (const q of queries) {
           const r = req({ ...range, ...q });
@@ -133,7 +133,7 @@ describe('rollup on an existing installation (chDB)', () => {
     const t0 = /fromUnixTimestamp64Micro\((\d+)/.exec(await viewQuery())?.[1];
     expect(t0).toBeDefined();
     // The older definition, as it stood before the grouped form (no look-up: a fresh organisation).
-    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...DIMENSION_NAMES.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
+    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...ROLLUP_DIMENSIONS.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
     await transport.exec(`DROP VIEW ${ROLLUP_VIEW}`);
     await transport.exec(`CREATE MATERIALIZED VIEW ${ROLLUP_VIEW} TO ${ROLLUP_TABLE} AS
 SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events
@@ -150,7 +150,7 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     expect(/fromUnixTimestamp64Micro\((\d+)/.exec(now)?.[1]).toBe(t0);
     const after = spread(orgId, 300, Date.UTC(2026, 5, 1), 86_400_000);
     await store.insert(after, randomUUID()); // counted by the replaced one
-    for (const q of [{ groupBy: 'time', interval: 'hour' }, ...DIMENSION_NAMES.map((d) => ({ groupBy: d, limit: '100' }))]) {
+    for (const q of [{ groupBy: 'time', interval: 'hour' }, ...ROLLUP_DIMENSIONS.map((d) => ({ groupBy: d, limit: '100' }))]) {
       const r = req({ from: '2026-06-01', to: '2026-06-02', ...q });
       const { plan, response } = await store.aggregatePlanned(orgId, 'UTC', r);
       expect(response).toEqual(await raw.aggregate(orgId, 'UTC', r));

@@ -2,6 +2,7 @@
 // spool files. A store outage is a real one (the events table is DETACHed, so inserts fail in the
 // engine) and is healed with ATTACH; a lost acknowledgement is a real insert whose success is
 // then reported as a failure. What is pushed is what is stored, exactly once.
+import { NO_EVENT_FILTERS } from '../reads/analytics-params.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,7 +110,7 @@ describe('EventWriteBuffer', () => {
       to: '2026-01-01',
       cursor: null,
       limit: 10,
-      filters: { shortCode: null, clickSource: null, eventType: null },
+      filters: NO_EVENT_FILTERS,
     });
     expect(page.data[0]).toMatchObject({
       createdAt: '2026-01-01T00:00:00.123456Z',

@@ -2,6 +2,7 @@
 // stream) survives a real outage: the ClickHouse endpoint stops listening (connection refused),
 // hits keep being accepted, go to the real Redis stream, and the backfill worker puts every one
 // of them in the store exactly once when the endpoint listens again. Skipped without Redis.
+import { NO_EVENT_FILTERS } from '../reads/analytics-params.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHttpStore } from '../../../test/support/analytics-stores.ts';
@@ -90,7 +91,7 @@ describe.skipIf(!redisUrl)('production ingest: HTTP ClickHouse + Redis stream sp
         sinceMicros: parseInstantMicros(since) ?? 0n,
         afterEventId: after,
         limit: 400,
-        filters: { shortCode: null, clickSource: null, eventType: null },
+        filters: NO_EVENT_FILTERS,
       };
       const page = await store.sync(orgId, q);
       for (const e of page.data) {

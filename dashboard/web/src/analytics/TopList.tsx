@@ -13,10 +13,12 @@ export interface TopListProps {
   /** The query parameter a click sets. */
   dimension: string;
   rows: Row[];
+  /** What the null value stands for (default Unknown). */
+  nullText?: string;
   onPick(dimension: string, value: string): void;
 }
 
-export function TopList({ title, dimension, rows, onPick }: TopListProps) {
+export function TopList({ title, dimension, rows, nullText = 'Unknown', onPick }: TopListProps) {
   return (
     <Table<Row>
       className="top-list"
@@ -30,7 +32,7 @@ export function TopList({ title, dimension, rows, onPick }: TopListProps) {
           rowHeader: true,
           cell: (r) =>
             r.key === null ? (
-              'Unknown'
+              nullText
             ) : (
               <Button variant="link" onClick={() => onPick(dimension, r.key ?? '')} aria-label={`Filter by ${title}: ${r.key}`}>
                 {r.key}

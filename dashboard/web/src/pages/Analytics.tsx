@@ -4,7 +4,8 @@
 // page, and export buttons where the plan has ANALYTICS_EXPORT.
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
-import { DIMENSION_NAMES, DIMENSIONS, type Dimension, EVENTS_FILTER_DIMENSIONS } from '../../../../shared/analytics/model/dimensions.ts';
+import { DIMENSION_NAMES, DIMENSIONS, type Dimension, type DimensionSpec, EVENTS_FILTER_DIMENSIONS } from '../../../../shared/analytics/model/dimensions.ts';
+import { BOTS_FILTERS, type BotsFilter } from '../../../../shared/analytics/model/event-values.ts';
 import { DOWNLOADS } from '../../../contract/routes.ts';
 import { ApiError } from '../api.ts';
 import { MAX_CUSTOM_DAYS, PRESETS, type PresetId, presetRange } from '../analytics/ranges.ts';
@@ -19,7 +20,14 @@ import { Field, FormError } from '../ui/Field.tsx';
 /** The top lists, in page order, are the dimensions (each also a filter parameter), with their titles. */
 const titleOf = (d: string): string | undefined => (DIMENSIONS as Record<string, { title: string }>)[d]?.title;
 
-export type AnalyticsSearch = { range?: PresetId | 'custom'; from?: string; to?: string } & Partial<Record<Dimension, string>>;
+export type AnalyticsSearch = { range?: PresetId | 'custom'; from?: string; to?: string; bots?: BotsFilter } & Partial<Record<Dimension, string>>;
+
+/** Whose visits the page counts: people by default. */
+const AUDIENCES: { bots: BotsFilter; label: string }[] = [
+  { bots: 'exclude', label: 'People' },
+  { bots: 'only', label: 'Bots' },
+  { bots: 'include', label: 'Everyone' },
+];
 
 const isDate = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v);
 
@@ -32,6 +40,7 @@ export const analyticsRoute = createRoute({
     if (s.range === 'custom' || PRESETS.some((p) => p.id === s.range)) out.range = s.range as AnalyticsSearch['range'];
     if (isDate(s.from)) out.from = s.from;
     if (isDate(s.to)) out.to = s.to;
+    if (BOTS_FILTERS.some((b) => b === s.bots)) out.bots = s.bots as BotsFilter;
     for (const d of DIMENSION_NAMES) if (typeof s[d] === 'string' && s[d] !== '') out[d] = s[d];
     return out;
   },
@@ -56,7 +65,8 @@ function AnalyticsPage() {
   const from = custom ? (search.from ?? presetRange('30d', timeZone, now).from) : (preset?.from ?? '');
   const to = custom ? (search.to ?? presetRange('30d', timeZone, now).to) : (preset?.to ?? '');
   const filters = useMemo(() => Object.fromEntries(DIMENSION_NAMES.filter((d) => search[d]).map((d) => [d, search[d]])), [search]);
-  const query: AnalyticsQuery = useMemo(() => ({ from, to, ...filters }), [from, to, filters]);
+  const bots = search.bots ?? 'exclude';
+  const query: AnalyticsQuery = useMemo(() => ({ from, to, bots, ...filters }), [from, to, bots, filters]);
   const analytics = useAnalytics(query);
   const [customFrom, setCustomFrom] = useState(from);
   const [customTo, setCustomTo] = useState(to);
@@ -77,7 +87,7 @@ function AnalyticsPage() {
   const before = data?.previous.total ?? 0;
   const change = before === 0 ? null : Math.round(((total - before) / before) * 1000) / 10;
   // The export takes the events endpoints' filters only.
-  const exportQuery = { from, to, ...Object.fromEntries(EVENTS_FILTER_DIMENSIONS.map((d) => [d, search[d]])) };
+  const exportQuery = { from, to, bots, ...Object.fromEntries(EVENTS_FILTER_DIMENSIONS.map((d) => [d, search[d]])) };
   const activeFilters = Object.entries(filters);
   return (
     <>
@@ -117,6 +127,14 @@ function AnalyticsPage() {
           </Button>
         </form>
       </fieldset>
+      <fieldset className="range">
+        <legend>Visits</legend>
+        {AUDIENCES.map((a) => (
+          <Button key={a.bots} aria-pressed={bots === a.bots} onClick={() => void navigate({ search: { ...search, bots: a.bots } })}>
+            {a.label}
+          </Button>
+        ))}
+      </fieldset>
       {activeFilters.length > 0 ? (
         <ul className="active-filters" aria-label="Active filters">
           {activeFilters.map(([d, v]) => (
@@ -152,12 +170,19 @@ function AnalyticsPage() {
               <a className="button-link" href={exportHref(exportQuery, 'json')} download>
                 Export events (NDJSON)
               </a>{' '}
-              <span className="hint">Every event of the range; the link and click-source filters apply.</span>
+              <span className="hint">Every event of the range; the visits choice and the link and click-source filters apply.</span>
             </p>
           ) : null}
           <div className="top-lists">
             {DIMENSION_NAMES.filter((d) => !(d === 'shortCode' && search.shortCode)).map((d) => (
-              <TopList key={d} title={DIMENSIONS[d].title} dimension={d} rows={data.top[d].data} onPick={(dim, value) => setFilter(dim, value)} />
+              <TopList
+                key={d}
+                title={DIMENSIONS[d].title}
+                dimension={d}
+                rows={data.top[d].data}
+                nullText={(DIMENSIONS[d] as DimensionSpec).nullText}
+                onPick={(dim, value) => setFilter(dim, value)}
+              />
             ))}
           </div>
         </>
