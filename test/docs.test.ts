@@ -1,12 +1,14 @@
 // Invariant: the documentation cannot drift from the code: the README's environment table names
 // every configuration key the zod schemas accept (and nothing they don't), every relative link in
 // the repository's Markdown points at a file that exists, and docs/api.md's generated endpoint
-// reference is current (`npm run docs`).
+// reference is current (`npm run docs`), and docs/privacy.md's table names every stored event
+// column.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { apiReferenceMarkdown } from '../api/api-reference-markdown.ts';
+import { EVENT_FIELDS } from '../shared/analytics/events/event-schema.ts';
 import * as config from '../shared/config/config.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,5 +75,19 @@ describe('documentation', () => {
 
   it('docs/api.md carries the current generated endpoint reference (npm run docs)', () => {
     expect(read('docs/api.md')).toContain(apiReferenceMarkdown());
+  });
+
+  it('docs/privacy.md names every column of the events table in its first column', () => {
+    const named = new Set(
+      read('docs/privacy.md')
+        .split('\n')
+        .filter((l) => l.startsWith('| `'))
+        .flatMap((l) => [...(l.split('|')[1] ?? '').matchAll(/`([a-z_0-9]+)`/g)].map((m) => m[1])),
+    );
+    expect(
+      Object.values(EVENT_FIELDS)
+        .map((f) => f.column)
+        .filter((c) => !named.has(c)),
+    ).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ export const E2E_SUITES = [
   'test/production-topology.test.ts',
   'test/start-and-stop.test.ts',
   'test/embedded-mode.test.ts',
+  'test/no-address-stored.test.ts',
   'test/clicks-end-to-end.test.ts',
   'test/suspended-organisation.test.ts',
   'test/admin-cli*.test.ts',
