@@ -1,5 +1,6 @@
 // Invariant: the dashboard process receives every backend through this one object, built once at
 // start; route code never constructs a client or reads configuration itself.
+import type { AnalyticsPurge } from '../shared/analytics/store/store-analytics-purge.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Sql } from '../shared/db/database.ts';
 import type { LinkServiceDeps } from '../shared/links/save-link.ts';
@@ -29,6 +30,8 @@ export interface DashboardDeps {
   links: LinkServiceDeps;
   /** The API's analytics reads (aggregates, export) over the analytics store. */
   analytics: AnalyticsReads;
+  /** The purge a link's delete runs when asked to drop its events. */
+  analyticsPurge: AnalyticsPurge;
   /** Custom-domain verification: checks a domain on demand (the schedule runs in the background). */
   domains: Pick<DomainChecker, 'checkNow'>;
   /** WEBHOOK_ALLOW_PRIVATE and WEBHOOK_SECRETS_KEY. */

@@ -14,6 +14,7 @@ import { PreviewFetchQueue } from '../shared/previews/preview-fetch-queue.ts';
 import { refreshDestinationPreview } from '../shared/previews/refresh-destination-preview.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { storeAnalyticsReads } from '../shared/analytics/reads/store-analytics-reads.ts';
+import { storeAnalyticsPurge } from '../shared/analytics/store/store-analytics-purge.ts';
 import { startDomainChecker } from './domain-checks.ts';
 import { startTlsAsk } from './tls-ask.ts';
 import { isSpaBuilt, SPA_DIST } from './spa-assets.ts';
@@ -59,6 +60,7 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
   const { store } = await backends.analytics();
   const deps = {
     analytics: storeAnalyticsReads(store),
+    analyticsPurge: storeAnalyticsPurge(store),
     sql: backends.db.sql,
     rateLimiter: backends.rateLimiter,
     get publicUrl() {

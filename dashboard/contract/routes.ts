@@ -23,6 +23,7 @@ export const ROUTES = {
   saveLink: ['POST', '/api/links'],
   resolveLink: ['POST', '/api/links/resolve'],
   bulkActive: ['POST', '/api/links/bulk-active'],
+  deleteLink: ['POST', '/api/links/:code/delete'],
   apps: ['GET', '/api/apps'],
   registerApp: ['POST', '/api/apps'],
   updateApp: ['POST', '/api/apps/:id'],

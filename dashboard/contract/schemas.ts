@@ -126,6 +126,8 @@ export const SCHEMAS = {
   saveLink: { response: linkResponseSchema, request: saveLinkRequestSchema },
   // The API's resolve (the simulator), checked by resolveLink itself.
   resolveLink: { response: resolveResponseSchema, request: resolveRequestSchema },
+  /** The link as it was; with purgeAnalytics its events are purged too. */
+  deleteLink: { body: z.object({ purgeAnalytics: z.boolean() }), response: linkResponseSchema },
   bulkActive: {
     body: z.object({ shortCodes: z.array(z.string().max(100)).min(1).max(100), isActive: z.boolean() }),
     response: z.object({

@@ -1,7 +1,8 @@
 // Invariant: the Links page's server side. Reads are the API's list (same DSL, paging) scoped to
 // the session's organisation; every write goes through the one save path (saveLink) as
 // createdVia/lastModifiedVia INTERNAL with the user's e-mail, so it follows the API's rules and
-// reaches every redirector through the same outbox. Nothing here reads another organisation.
+// reaches every redirector through the same outbox; a delete is the API's delete (tombstone,
+// link.deleted, optionally the purge of its events). Nothing here reads another organisation.
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import { listApps } from '../../shared/apps/mobile-app-repository.ts';
@@ -11,6 +12,7 @@ import { findAppsForOrg } from '../../shared/apps/find-apps-for-org.ts';
 import { listLinks, parseListRequest } from '../../shared/links/list-links.ts';
 import { findLinkByCode } from '../../shared/links/link-repository.ts';
 import { toLinkResponse } from '../../shared/links/link-response.ts';
+import { deleteLink } from '../../shared/links/delete-link.ts';
 import { saveLink, type Actor } from '../../shared/links/save-link.ts';
 import { smartLinkOf } from '../../shared/links/smart-link.ts';
 import { resolveLink } from '../../shared/redirects/resolve-link.ts';
@@ -41,6 +43,11 @@ export function registerLinkRoutes(app: FastifyInstance, deps: DashboardDeps): v
   });
 
   route(app, 'saveLink', 'links:write', async ({ body, request }) => (await saveLink(service, await actorOf(request), body)).view);
+
+  route(app, 'deleteLink', 'links:write', async ({ params, body, request }) => {
+    const { view } = await deleteLink(service, await actorOf(request), { shortCode: params.code, purgeAnalytics: body.purgeAnalytics }, deps.analyticsPurge);
+    return view;
+  });
 
   // The editor's simulator: what the redirector would do, by the API's resolve (records nothing).
   route(app, 'resolveLink', 'read', async ({ body, request }) => resolveLink(service, await getOrganization(deps.sql, orgIdOf(request)), body));

@@ -3,7 +3,8 @@
 // filter is the API's DSL (a bad one is explained next to the field); bulk archive makes the
 // redirector answer 410 within a second; the QR code downloads; bad input is explained next to
 // its field without losing what was typed; a viewer sees links but the server refuses their
-// writes (403). Every page passes axe-core (serious, critical).
+// writes (403); a delete is confirmed in a dialog that names what is lost. Every page passes
+// axe-core (serious, critical).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptInvite, createInvite } from '../../shared/accounts/invites.ts';
@@ -134,6 +135,38 @@ describe.skipIf(!hasChromium)('dashboard links in Chromium', () => {
     await page.getByLabel('Select dash-link-1').check();
     await page.getByRole('button', { name: 'Restore selected' }).click();
     await expect.poll(async () => (await send(port, '/dash-link-1', { host: 'sho.rt' })).status, { timeout: 2_000 }).toBe(302);
+  });
+
+  it('deletes a link after a confirmation that names what is lost; with its clicks when asked: 404 at once, the code never again', async () => {
+    const code = 'dash-delete-1';
+    expect((await org.client.save({ url: 'https://example.com/doomed', shortCode: code })).status).toBe(200);
+    const port = Number(new URL(fx.svc.redirect).port);
+    const person = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+    expect((await send(port, `/${code}`, { host: 'sho.rt', headers: { 'user-agent': person } })).status).toBe(302);
+    const eventsOf = async (): Promise<number> =>
+      ((await org.client.get<{ data: unknown[] }>(`/link/external/v1/analytics/events?since=2000-01-01T00:00:00Z&shortCode=${code}`)).body.response?.data ?? [])
+        .length;
+    await expect.poll(eventsOf, { timeout: 10_000 }).toBe(1);
+    await page.goto(`${fx.svc.dashboard}/links/${code}`);
+    await page.getByRole('button', { name: 'Delete link…' }).click();
+    const dialog = page.getByRole('dialog', { name: `Delete ${code}?` });
+    await dialog.waitFor();
+    const said = await dialog.textContent();
+    for (const lost of ['stops working at once for everyone', 'QR codes', 'never given out again', 'link.deleted', 'recorded clicks'])
+      expect(said).toContain(lost);
+    expect(await axeViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await send(port, `/${code}`, { host: 'sho.rt', headers: { 'user-agent': person } })).status).toBe(302); // nothing happened
+    await page.getByRole('button', { name: 'Delete link…' }).click();
+    await dialog.getByLabel('Also delete every recorded click and preview of this link').check();
+    await dialog.getByRole('button', { name: `Delete ${code}` }).click();
+    await page.waitForURL(/\/links$/);
+    await expect.poll(async () => (await send(port, `/${code}`, { host: 'sho.rt' })).status, { timeout: 1_000 }).toBe(404);
+    await expect.poll(eventsOf, { timeout: 10_000 }).toBe(0);
+    const again = await org.client.save({ url: 'https://example.com/reborn', shortCode: code });
+    expect(again.status).toBe(400);
+    expect(await page.getByRole('row', { name: new RegExp(code) }).count()).toBe(0);
+    await expectAccessible(page);
   });
 
   it('a viewer sees the links, and the server refuses their writes with 403', async () => {

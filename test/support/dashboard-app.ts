@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { buildDashboard } from '../../dashboard/build-dashboard.ts';
 import { HttpClickHouseTransport } from '../../shared/analytics/clickhouse/http-clickhouse-transport.ts';
 import { storeAnalyticsReads } from '../../shared/analytics/reads/store-analytics-reads.ts';
+import { storeAnalyticsPurge } from '../../shared/analytics/store/store-analytics-purge.ts';
 import { AnalyticsStore } from '../../shared/analytics/store/analytics-store.ts';
 import { type DomainChecker, startDomainChecker } from '../../dashboard/domain-checks.ts';
 import { SPA_DIST } from '../../dashboard/spa-assets.ts';
@@ -69,9 +70,11 @@ export async function startDashboardApp(
     onError: () => undefined,
     tickMs: 3_600_000,
   });
+  // Without a store of the test's own, analytics reads and purges meet a closed port (503 SML006).
+  const store = opts.analytics ?? new AnalyticsStore(new HttpClickHouseTransport({ url: 'http://127.0.0.1:9' }));
   const deps = {
-    // Without a store of the test's own, analytics reads meet a closed port (503 SML006).
-    analytics: storeAnalyticsReads(opts.analytics ?? new AnalyticsStore(new HttpClickHouseTransport({ url: 'http://127.0.0.1:9' }))),
+    analytics: storeAnalyticsReads(store),
+    analyticsPurge: storeAnalyticsPurge(store),
     sql: db.sql,
     rateLimiter: new MemoryRateLimiter(),
     publicUrl: opts.publicUrl ?? 'http://127.0.0.1:1',

@@ -1,7 +1,7 @@
 // The link editor: every field the API's save takes, in sections (destination, UTM, preview with
 // its plan gate, deep links, expiry and password, rules), saved through the same save path; errors
 // land next to their fields and nothing typed is lost. An existing link also offers its QR code
-// for download and the simulator.
+// for download, the simulator, and (to those who may write) its deletion.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createRoute, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
@@ -17,6 +17,7 @@ import { FormError } from '../../ui/Field.tsx';
 import { useFormErrors } from '../../ui/use-form-errors.ts';
 import { AccessSection } from './AccessSection.tsx';
 import { DeepLinksSection } from './DeepLinksSection.tsx';
+import { DeleteSection } from './DeleteSection.tsx';
 import { DestinationSection, PreviewSection, UtmSection } from './DetailsSections.tsx';
 import { bodyOf, EMPTY, fieldNames, formOf, formProblems, type LinkForm, type LinkView } from './link-form.ts';
 import { RulesSection } from './RulesSection.tsx';
@@ -154,6 +155,7 @@ function LinkFormView({ initial, existing }: { initial: LinkForm; existing: Link
         <Feedback outcome={save.outcome} />
       </form>
       {existing ? <Simulator shortCode={existing.shortCode} /> : null}
+      {existing && canWrite ? <DeleteSection link={existing} /> : null}
     </>
   );
 }
