@@ -5,7 +5,7 @@
 // through the KeyAuthenticator, which remembers unknown keys briefly.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied, rateLimited, type ApiRateLimitScope } from '../shared/errors/domain-errors.ts';
-import type { Scope } from '../shared/keys/api-key.ts';
+import type { Scope } from '../shared/keys/model/scopes.ts';
 import type { KeyAuthenticator } from '../shared/keys/key-authenticator.ts';
 import type { Principal } from '../shared/keys/principal.ts';
 import type { ApiDeps } from './api-deps.ts';

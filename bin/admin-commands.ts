@@ -14,7 +14,7 @@ import { AppError } from '../shared/errors/app-error.ts';
 import { addDomain, listDomains, removeDomain } from '../shared/domains/domain-repository.ts';
 import { addDomainToVerify, challengeRecord, listDomainStates } from '../shared/domains/domain-verification.ts';
 import { linkNotFound } from '../shared/errors/domain-errors.ts';
-import { DEFAULT_SCOPES, isScope, SCOPES } from '../shared/keys/api-key.ts';
+import { DEFAULT_SCOPES, isScope, SCOPES } from '../shared/keys/model/scopes.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
 import { findLinkByCode } from '../shared/links/link-repository.ts';
 import { saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';

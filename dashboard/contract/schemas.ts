@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ROLES } from '../../shared/accounts/roles.ts';
 import { PLATFORMS } from '../../shared/apps/platform.ts';
-import { SCOPES } from '../../shared/keys/api-key.ts';
+import { SCOPES } from '../../shared/keys/model/scopes.ts';
 import { linkResponseSchema, listResponseSchema } from '../../shared/links/link-response.ts';
 import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
 import { resolveRequestSchema, resolveResponseSchema } from '../../shared/redirects/resolve-link.ts';

@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import { listApps, registerApp, removeApp, updateStoreUrl, type MobileApp } from '../../shared/apps/mobile-app-repository.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
-import { KEY_LABEL_PATTERN, SCOPES } from '../../shared/keys/api-key.ts';
+import { KEY_LABEL_PATTERN } from '../../shared/keys/api-key.ts';
+import { SCOPES } from '../../shared/keys/model/scopes.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../../shared/keys/key-repository.ts';
 import { hasControlCharacter } from '../../shared/links/url-rules.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';

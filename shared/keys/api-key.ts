@@ -5,16 +5,6 @@ import { createHash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'slk_';
 
-/** Every scope a key can carry. */
-export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'analytics:export', 'analytics:delete'] as const;
-export type Scope = (typeof SCOPES)[number];
-/** What a new key gets unless told otherwise: analytics:delete (purging events) only on request. */
-export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'analytics:export'];
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
 }

@@ -5,7 +5,8 @@ import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors/app-error.ts';
 import { duplicateLabel } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type OrganizationRow } from '../orgs/organization.ts';
-import { DEFAULT_SCOPES, generateApiKey, hashApiKey, KEY_LABEL_PATTERN, type Scope } from './api-key.ts';
+import { generateApiKey, hashApiKey, KEY_LABEL_PATTERN } from './api-key.ts';
+import { DEFAULT_SCOPES, type Scope } from './model/scopes.ts';
 import type { KeyLookup, Principal } from './principal.ts';
 import { announceKeyCreated } from './key-created.ts';
 

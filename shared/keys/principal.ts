@@ -2,7 +2,7 @@
 // organisation as read with it. The key store is seen through KeyLookup: one lookup by the hash
 // of a key's value (never the value), answering null for a key that is unknown or revoked.
 import type { Organization } from '../orgs/organization.ts';
-import type { Scope } from './api-key.ts';
+import type { Scope } from './model/scopes.ts';
 
 export interface Principal {
   keyId: string;

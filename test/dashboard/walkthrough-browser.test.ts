@@ -83,6 +83,15 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
 
     const api = apiClient(fx.svc.api, apiKey);
     expect((await api.list()).status).toBe(200);
+    // analytics:delete is offered but never ticked by default: this key cannot purge.
+    expect(await page.getByLabel('analytics:delete').isChecked()).toBe(false);
+    const purge = (k: string) =>
+      fetch(`${fx.svc.api}/link/external/v1/analytics/events/purge`, {
+        method: 'POST',
+        headers: { 'x-api-key': k, 'content-type': 'application/json' },
+        body: JSON.stringify({ from: '2026-01-01', to: '2026-01-01', dryRun: true }),
+      });
+    expect((await purge(apiKey)).status).toBe(403);
     // A label already taken is explained next to the field, and what was typed stays.
     await page.getByLabel('Label').fill('Walkthrough key');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -90,9 +99,11 @@ describe.skipIf(!hasChromium)('the dashboard walk-through in Chromium', () => {
     expect(await page.getByLabel('Label').inputValue()).toBe('Walkthrough key');
 
     await page.getByLabel('Label').fill('Second key');
+    await page.getByLabel('analytics:delete').check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const second = await page.getByRole('dialog', { name: 'Your new API key' }).getByLabel('API key').inputValue();
     await page.getByRole('button', { name: 'Done' }).click();
+    expect((await purge(second)).status).toBe(200); // ticked, it may
     await page.getByRole('button', { name: 'Revoke Second key' }).click();
     await page.getByRole('dialog', { name: 'Revoke Second key?' }).getByRole('button', { name: 'Revoke key' }).click();
     await expect.poll(() => page.getByRole('row', { name: /Second key/ }).textContent()).toContain('Revoked');

@@ -8,6 +8,7 @@ import type { ResponseOf } from '../../../contract/schemas.ts';
 import { call } from '../api.ts';
 import { keys, queries } from '../data/queries.ts';
 import { useWrite } from '../data/use-write.ts';
+import { DEFAULT_SCOPES, SCOPE_TEXT, SCOPES, type Scope } from '../../../../shared/keys/model/scopes.ts';
 import { appRoute } from '../routes/root.tsx';
 import { Button } from '../ui/Button.tsx';
 import { CheckField } from '../ui/Choice.tsx';
@@ -24,8 +25,6 @@ export const keysRoute = createRoute({
   component: KeysPage,
 });
 
-const SCOPES = ['links:read', 'links:write', 'analytics:read', 'analytics:export'] as const;
-type Scope = (typeof SCOPES)[number];
 type KeyView = ResponseOf<'keys'>['keys'][number];
 
 const minute = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'never');
@@ -33,7 +32,7 @@ const minute = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undef
 function KeysPage() {
   const list = useQuery(queries.keys());
   const [label, setLabel] = useState('');
-  const [scopes, setScopes] = useState<Set<Scope>>(new Set(SCOPES));
+  const [scopes, setScopes] = useState<Set<Scope>>(new Set(DEFAULT_SCOPES));
   const [created, setCreated] = useState<{ key: string; label: string } | null>(null);
   const [copied, setCopied] = useState('');
   const [revoking, setRevoking] = useState<{ id: string; label: string } | null>(null);
@@ -89,6 +88,7 @@ function KeysPage() {
             <CheckField
               key={s}
               label={s}
+              hint={SCOPE_TEXT[s]}
               checked={scopes.has(s)}
               onChange={(on) =>
                 setScopes((prev) => {
