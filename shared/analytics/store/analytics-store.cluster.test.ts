@@ -28,7 +28,7 @@ import {
 import { EVENT_FIELDS } from '../events/event-schema.ts';
 import { eventRecords, newOrgId } from '../events/analytics-fixtures.ts';
 import { positionAt } from '../reads/feed-page.ts';
-import { DIMENSION_NAMES } from '../model/dimensions.ts';
+import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { parseAggregatesQuery, parseEventsQuery, type AggregatesRequest, type SyncRequest } from '../reads/analytics-params.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { analyticsStoreContract } from './analytics-store.contract.ts';
@@ -172,7 +172,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
       )[0]?.q ?? '';
     const t0 = rollupViewT0(await viewSql());
     // A view of the form before the grouped one (no look-up), as an older version made it.
-    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...DIMENSION_NAMES.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
+    const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...ROLLUP_DIMENSIONS.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
     await direct.exec(`DROP VIEW ${ROLLUP_VIEW}`);
     await direct.exec(`CREATE MATERIALIZED VIEW ${ROLLUP_VIEW} TO analytics_rollup_15m AS
 SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events

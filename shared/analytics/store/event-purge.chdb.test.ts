@@ -12,7 +12,7 @@ import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import type { EventRecord } from '../events/analytics-event.ts';
 import { eventRecord, newOrgId } from '../events/analytics-fixtures.ts';
 import { parseAggregatesQuery, parseEventsQuery, parseExportQuery } from '../reads/analytics-params.ts';
-import { DIMENSION_NAMES } from '../model/dimensions.ts';
+import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 import { purgeEvents } from './event-purge.ts';
@@ -107,7 +107,7 @@ async function expectAgreement(orgId: string, model: readonly EventRecord[], why
     { ...SPAN, groupBy: 'time', interval: 'hour', from: '2026-03-10', to: '2026-03-11' },
     { ...SPAN, groupBy: 'time', interval: 'week', shortCode: 'purge-2' },
     { ...SPAN, groupBy: 'time', countryCode: 'NP' },
-    ...DIMENSION_NAMES.map((d) => ({ ...SPAN, groupBy: d, limit: '100' })),
+    ...ROLLUP_DIMENSIONS.map((d) => ({ ...SPAN, groupBy: d, limit: '100' })),
   ];
   for (const q of queries) {
     const r = parsed(parseAggregatesQuery(q));
