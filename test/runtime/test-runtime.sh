@@ -23,7 +23,8 @@ apt_mirror() {
 }
 MIRROR=${DEBIAN_MIRROR:-$(apt_mirror)}
 # passwd: embedded Postgres creates its 'postgres' user with groupadd/useradd when run as root.
-INCLUDE=passwd
+# redis-server, redis-tools: the test run starts its own 3-master Redis Cluster (CI=true requires it).
+INCLUDE=passwd,redis-server,redis-tools
 NODE_VERSION=24.21.0
 NPM_VERSION=11.19.1
 CACHE=${RUNTIME_CACHE_DIR:-/var/cache/shortlink-runtime}
