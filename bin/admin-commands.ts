@@ -16,6 +16,7 @@ import { addDomainToVerify, challengeRecord, listDomainStates } from '../shared/
 import { linkNotFound } from '../shared/errors/domain-errors.ts';
 import { DEFAULT_SCOPES, isScope, SCOPES } from '../shared/keys/model/scopes.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
+import { deleteLink } from '../shared/links/delete-link.ts';
 import { findLinkByCode } from '../shared/links/link-repository.ts';
 import { saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import { isHttpUrl } from '../shared/links/url-rules.ts';
@@ -512,6 +513,17 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     summary: 'Restores an archived link (isActive=true): it redirects again.',
     options: [ORG, CODE, BY],
     run: (ctx, v) => setLinkActive(ctx, v, true),
+  },
+  {
+    name: 'link delete',
+    summary:
+      'Deletes a link for good: it answers 404 EN001 everywhere, its code is never given out again, webhooks get link.deleted. Its analytics events stay (the API purges them).',
+    options: [ORG, CODE, BY],
+    run: async (ctx, v) => {
+      const actor = { org: await orgOf(ctx, v), attribution: v.by === undefined ? 'admin-cli' : email(need(v, 'by')), via: 'INTERNAL' as const };
+      const { view } = await deleteLink(ctx.links, actor, { shortCode: need(v, 'code') });
+      return { json: view, text: `${view.smartLink} deleted; its code is never given out again` };
+    },
   },
   {
     name: 'user invite',

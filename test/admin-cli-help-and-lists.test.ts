@@ -199,4 +199,16 @@ describe.skipIf(!pgUrl)('admin CLI listings on a real database', () => {
       expect(r.stderr).toContain('EN001');
     }
   });
+
+  it('link delete removes the link for good: its row gone, its code kept as a tombstone with who deleted it, EN001 after', async () => {
+    const link = await json<{ shortCode: string }>('link', 'create', '--org', orgId, '--url', 'https://example.com/gone', '--by', 'ops@example.com');
+    const deleted = await json<{ shortCode: string; url: string }>('link', 'delete', '--org', orgId, '--code', link.shortCode, '--by', 'ops3@example.com');
+    expect(deleted).toMatchObject({ shortCode: link.shortCode, url: 'https://example.com/gone' });
+    const [tomb] = await db!.sql<{ deleted_by: string }[]>`select deleted_by from deleted_short_codes where short_code = ${link.shortCode}`;
+    expect(tomb?.deleted_by).toBe('ops3@example.com');
+    expect((await db!.sql`select 1 from links where short_code = ${link.shortCode}`).length).toBe(0);
+    const again = await cli('link', 'delete', '--org', orgId, '--code', link.shortCode);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('EN001');
+  });
 });
