@@ -37,10 +37,5 @@ export function userAgentVerdict(userAgent: string): Verdict {
 
 /** The visitor's bot category; null for a person. An empty User-Agent is OTHER_BOT. */
 export function botCategoryOf(userAgent: string): BotCategory | null {
-  if (userAgent === '' || userAgent.length > MEMO_MAX_KEY_LENGTH) return classifyUserAgent(userAgent);
-  return verdict(userAgent).bot;
-}
-
-export function isPreviewCrawler(userAgent: string): boolean {
-  return botCategoryOf(userAgent) === 'LINK_PREVIEW';
+  return userAgentVerdict(userAgent).bot;
 }

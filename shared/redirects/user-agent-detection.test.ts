@@ -1,6 +1,6 @@
 // Invariant: platform and crawler detection are pinned on real User-Agent strings.
 import { describe, expect, it } from 'vitest';
-import { isPreviewCrawler } from './crawler-detection.ts';
+import { botCategoryOf } from './crawler-detection.ts';
 import { detectPlatform } from './platform-detection.ts';
 
 describe('detectPlatform', () => {
@@ -19,7 +19,7 @@ describe('detectPlatform', () => {
   });
 });
 
-describe('isPreviewCrawler', () => {
+describe('link-preview crawlers (botCategory LINK_PREVIEW)', () => {
   it.each([
     'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
     'Twitterbot/1.0',
@@ -32,7 +32,7 @@ describe('isPreviewCrawler', () => {
     'Mozilla/5.0 (compatible; Pinterestbot/1.0; +http://www.pinterest.com/bot.html)',
     'Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5',
     'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0',
-  ])('crawler: %s', (ua) => expect(isPreviewCrawler(ua)).toBe(true));
+  ])('crawler: %s', (ua) => expect(botCategoryOf(ua)).toBe('LINK_PREVIEW'));
 
   it.each([
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/450.0]',
@@ -40,5 +40,5 @@ describe('isPreviewCrawler', () => {
     'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
     'curl/8.5.0',
     '',
-  ])('not a crawler: %s', (ua) => expect(isPreviewCrawler(ua)).toBe(false));
+  ])('not a crawler: %s', (ua) => expect(botCategoryOf(ua)).not.toBe('LINK_PREVIEW'));
 });
