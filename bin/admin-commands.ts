@@ -18,7 +18,7 @@ import { DEFAULT_SCOPES, isScope, SCOPES } from '../shared/keys/model/scopes.ts'
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/keys/key-repository.ts';
 import { deleteLink } from '../shared/links/delete-link.ts';
 import { findLinkByCode } from '../shared/links/link-repository.ts';
-import { saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';
+import { type Actor, saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import { isHttpUrl } from '../shared/links/url-rules.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
 import { createOrganization, getOrganization, listOrganizations, setLimits, setPlan, setSuspended } from '../shared/orgs/org-repository.ts';
@@ -107,17 +107,18 @@ const CODE: OptionSpec = { name: 'code', value: 'SHORT_CODE', required: true, he
 const BY: OptionSpec = { name: 'by', value: 'EMAIL', help: "who makes the change (recorded as the link's updatedBy; default admin-cli)" };
 const LIMIT_HELP = "a non-negative integer, or 'default' to clear the override";
 
+/** Who changes a link from the CLI: the organisation of --org, recorded as --by (default admin-cli). */
+async function linkActor(ctx: AdminContext, values: Values): Promise<Actor> {
+  return { org: await orgOf(ctx, values), attribution: values.by === undefined ? 'admin-cli' : email(need(values, 'by')), via: 'INTERNAL' };
+}
+
 /** Archives (isActive=false) or restores a link of the organisation, through the one save path. */
 async function setLinkActive(ctx: AdminContext, values: Values, isActive: boolean): Promise<CommandResult> {
-  const org = await orgOf(ctx, values);
+  const actor = await linkActor(ctx, values);
   const code = need(values, 'code');
   const link = await findLinkByCode(ctx.sql, code);
-  if (link === null || link.orgId !== org.id) throw linkNotFound(code);
-  const { view } = await saveLink(
-    ctx.links,
-    { org, attribution: values.by === undefined ? 'admin-cli' : email(need(values, 'by')), via: 'INTERNAL' },
-    { url: link.url, shortCode: code, isActive },
-  );
+  if (link === null || link.orgId !== actor.org.id) throw linkNotFound(code);
+  const { view } = await saveLink(ctx.links, actor, { url: link.url, shortCode: code, isActive });
   return { json: view, text: `${view.smartLink} ${isActive ? 'restored (active)' : 'archived'}` };
 }
 
@@ -520,8 +521,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       'Deletes a link for good: it answers 404 EN001 everywhere, its code is never given out again, webhooks get link.deleted. Its analytics events stay (the API purges them).',
     options: [ORG, CODE, BY],
     run: async (ctx, v) => {
-      const actor = { org: await orgOf(ctx, v), attribution: v.by === undefined ? 'admin-cli' : email(need(v, 'by')), via: 'INTERNAL' as const };
-      const { view } = await deleteLink(ctx.links, actor, { shortCode: need(v, 'code') });
+      const { view } = await deleteLink(ctx.links, await linkActor(ctx, v), { shortCode: need(v, 'code') });
       return { json: view, text: `${view.smartLink} deleted; its code is never given out again` };
     },
   },
