@@ -454,6 +454,7 @@ function buildHits(orgId: string, n: number, seed: number): RawHit[] {
       referrer,
       userAgent: choose(USER_AGENTS, random()),
       ip: choose(ips, random()),
+      tracking: 0,
       clickedAtMicros: start + i * 37,
     };
   });

@@ -21,7 +21,18 @@ import { findLinkByCode } from '../shared/links/link-repository.ts';
 import { type Actor, saveLink, type LinkServiceDeps } from '../shared/links/save-link.ts';
 import { isHttpUrl } from '../shared/links/url-rules.ts';
 import type { Organization } from '../shared/orgs/organization.ts';
-import { createOrganization, getOrganization, listOrganizations, setLimits, setPlan, setSuspended } from '../shared/orgs/org-repository.ts';
+import {
+  createOrganization,
+  getOrganization,
+  listOrganizations,
+  MAX_RETENTION_DAYS,
+  setLimits,
+  setPlan,
+  setRetention,
+  setSuspended,
+  setTracking,
+} from '../shared/orgs/org-repository.ts';
+import { GEO_PRECISIONS, type GeoPrecision } from '../shared/analytics/model/tracking.ts';
 import { isPlan, type Plan } from '../shared/orgs/plans.ts';
 import { usageReport } from '../shared/quotas/usage-report.ts';
 import { UsageError, type CommandSpec, type OptionSpec, type Values } from './command-table.ts';
@@ -98,6 +109,8 @@ const orgJson = (o: Organization) => ({
   suspended: o.suspended,
   limits: o.limits,
   overrides: o.overrides,
+  tracking: o.tracking,
+  retentionDays: o.retentionDays,
 });
 const status = (o: Organization) => (o.suspended ? 'suspended' : 'active');
 
@@ -106,6 +119,24 @@ const PLAN_VALUES = 'FREE|PRO|BUSINESS|ENTERPRISE';
 const CODE: OptionSpec = { name: 'code', value: 'SHORT_CODE', required: true, help: "the link's short code" };
 const BY: OptionSpec = { name: 'by', value: 'EMAIL', help: "who makes the change (recorded as the link's updatedBy; default admin-cli)" };
 const LIMIT_HELP = "a non-negative integer, or 'default' to clear the override";
+
+/** An on|off switch option; undefined when left out (the setting keeps its value). */
+function onOff(values: Values, name: string): boolean | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (v === 'on' || v === 'off') return v === 'on';
+  throw new UsageError(`--${name} must be on or off`);
+}
+
+function geoPrecision(values: Values): GeoPrecision | undefined {
+  const v = values.geo;
+  if (v === undefined) return undefined;
+  if (typeof v === 'string' && (GEO_PRECISIONS as readonly string[]).includes(v)) return v as GeoPrecision;
+  throw new UsageError(`--geo must be one of ${GEO_PRECISIONS.join(', ')}`);
+}
+
+const trackingText = (o: Organization): string =>
+  `referrer ${o.tracking.referrer ? 'on' : 'off'}, user-agent ${o.tracking.userAgent ? 'on' : 'off'}, geo ${o.tracking.geo}, dnt ${o.tracking.dnt ? 'on' : 'off'}`;
 
 /** Who changes a link from the CLI: the organisation of --org, recorded as --by (default admin-cli). */
 async function linkActor(ctx: AdminContext, values: Values): Promise<Actor> {
@@ -309,6 +340,41 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
         exportPerMin: limit(v, 'export-per-min'),
       });
       return { json: orgJson(o), text: `limits of ${o.id}: ${JSON.stringify(o.limits)}` };
+    },
+  },
+  {
+    name: 'org set-tracking',
+    summary: "Chooses what the organisation's events keep of the visitor; clicks follow within seconds. Flags left out keep their values.",
+    options: [
+      ORG,
+      { name: 'referrer', value: 'on|off', help: 'keep the referrer and its domain' },
+      { name: 'user-agent', value: 'on|off', help: 'keep the browser, OS and device (the bot category is always kept)' },
+      { name: 'geo', value: GEO_PRECISIONS.join('|'), help: 'keep city and region, the country only, or no place' },
+      { name: 'dnt', value: 'on|off', help: 'honour DNT: 1 and Sec-GPC: 1 (such a visit is counted with every visitor field empty)' },
+    ],
+    run: async (ctx, v) => {
+      const o = await setTracking(ctx.sql, need(v, 'org'), {
+        referrer: onOff(v, 'referrer'),
+        userAgent: onOff(v, 'user-agent'),
+        geo: geoPrecision(v),
+        dnt: onOff(v, 'dnt'),
+      });
+      return { json: orgJson(o), text: `tracking of ${o.id}: ${trackingText(o)}` };
+    },
+  },
+  {
+    name: 'org set-retention',
+    summary: "Keeps the organisation's raw events this many days ('default' follows ANALYTICS_RETENTION_DAYS); aggregates keep counting them.",
+    options: [ORG, { name: 'days', value: 'N', required: true, help: `1 to ${MAX_RETENTION_DAYS}, or 'default'` }],
+    run: async (ctx, v) => {
+      const days = need(v, 'days');
+      if (days !== 'default' && !/^\d+$/.test(days))
+        throw new UsageError(`--days must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or 'default'`);
+      const o = await setRetention(ctx.sql, need(v, 'org'), days === 'default' ? null : Number(days));
+      return {
+        json: orgJson(o),
+        text: `raw events of ${o.id} are kept ${o.retentionDays === null ? "as the service's ANALYTICS_RETENTION_DAYS says" : `${o.retentionDays} days`}`,
+      };
     },
   },
   {

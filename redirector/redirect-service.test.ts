@@ -88,6 +88,7 @@ const facts = (over: Partial<RequestFacts> = {}): RequestFacts & { aborted: bool
   secFetchDest: '',
   secFetchMode: '',
   acceptLanguage: '',
+  doNotTrack: false,
   query: '',
   ip: '192.0.2.1',
   aborted: false,

@@ -7,6 +7,7 @@
 // for its client hanging up (aborted) from the moment it starts waiting.
 import type uWS from 'uWebSockets.js';
 import type { BotCategory } from '../shared/analytics/model/event-values.ts';
+import { asksNotToTrack } from '../shared/analytics/model/tracking.ts';
 import { normalizeHost } from '../shared/domains/host-name.ts';
 import { ipv4TextOfBytes } from '../shared/net/ipv4.ts';
 import { clientAddressChooser, type ClientAddressChooser, type TrustProxy } from '../shared/net/trusted-proxies.ts';
@@ -38,6 +39,8 @@ const R = {
   acceptLanguage: 'accept-language',
   cookie: 'cookie',
   xForwardedFor: 'x-forwarded-for',
+  dnt: 'dnt',
+  secGpc: 'sec-gpc',
 } as const;
 
 const cutHeader = (value: string, max: number): string => (value.length > max ? value.slice(0, max) : value);
@@ -74,6 +77,7 @@ export class UwsRequestFacts implements RequestFacts {
     readonly secFetchDest: string,
     readonly secFetchMode: string,
     readonly acceptLanguage: string,
+    readonly doNotTrack: boolean,
     readonly query: string,
     /** The Cookie header (a password-protected link's cookie is read from it). */
     readonly cookie: string,
@@ -128,6 +132,7 @@ export class UwsFactsReader {
     const xff = this.#chooser.readsForwardedFor ? req.getHeader(R.xForwardedFor) : '';
     const acceptLanguage = req.getHeader(R.acceptLanguage);
     const cookie = req.getHeader(R.cookie);
+    const doNotTrack = asksNotToTrack(req.getHeader(R.dnt), req.getHeader(R.secGpc));
     const query = req.getQuery() ?? '';
     if (
       host.length > MAX_HEADER_LENGTH ||
@@ -153,6 +158,7 @@ export class UwsFactsReader {
       cutHeader(secFetchDest, MAX_FETCH_METADATA_LENGTH),
       cutHeader(secFetchMode, MAX_FETCH_METADATA_LENGTH),
       cutHeader(acceptLanguage, MAX_ACCEPT_LANGUAGE_LENGTH),
+      doNotTrack,
       cutHeader(query, MAX_QUERY_LENGTH),
       cookie,
       res,

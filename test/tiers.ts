@@ -12,6 +12,7 @@ export const E2E_SUITES = [
   'test/embedded-mode.test.ts',
   'test/no-address-stored.test.ts',
   'test/clicks-end-to-end.test.ts',
+  'test/tracking-switches.test.ts',
   'test/suspended-organisation.test.ts',
   'test/admin-cli*.test.ts',
   'test/migrate-command.test.ts',

@@ -1,5 +1,5 @@
 // Invariant: organisations are created and changed only here; every change that a redirect
-// depends on (plan, limits, suspension) commits together with its organisation invalidation in
+// depends on (plan, limits, suspension, tracking switches) commits together with its organisation invalidation in
 // the outbox.
 import { isUuid } from '../ids/model/uuid.ts';
 import type { Sql } from '../db/database.ts';
@@ -9,6 +9,7 @@ import { AppError } from '../errors/app-error.ts';
 import { fieldProblem } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from './organization.ts';
 import type { LimitOverrides, Plan } from './plans.ts';
+import type { TrackingSettings } from '../analytics/model/tracking.ts';
 
 export function isTimeZone(tz: string): boolean {
   try {
@@ -83,6 +84,37 @@ export function setLimits(sql: Sql, id: string, limits: { [K in keyof LimitOverr
         export_per_min = ${pick('exportPerMin')}
       where id = ${id}
       returning ${tx.unsafe(ORG_COLUMNS)}`;
+    return row;
+  });
+}
+
+/** Sets the given tracking switches; those left undefined keep their values. Clicks follow within the invalidation's delivery. */
+export function setTracking(sql: Sql, id: string, change: Partial<TrackingSettings>): Promise<Organization> {
+  return changeOrganization(sql, id, async (tx, current) => {
+    const c = current.tracking;
+    const t: TrackingSettings = {
+      referrer: change.referrer ?? c.referrer,
+      userAgent: change.userAgent ?? c.userAgent,
+      geo: change.geo ?? c.geo,
+      dnt: change.dnt ?? c.dnt,
+    };
+    const [row] = await tx<OrganizationRow[]>`
+      update organizations set track_referrer = ${t.referrer}, track_user_agent = ${t.userAgent}, track_geo = ${t.geo}, honour_dnt = ${t.dnt}
+      where id = ${id} returning ${tx.unsafe(ORG_COLUMNS)}`;
+    return row;
+  });
+}
+
+/** Longest retention an organisation may set, in days (100 years). */
+export const MAX_RETENTION_DAYS = 36_500;
+
+/** Sets the organisation's raw event retention in days; null follows the service's ANALYTICS_RETENTION_DAYS. */
+export function setRetention(sql: Sql, id: string, days: number | null): Promise<Organization> {
+  if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
+    throw fieldProblem('retentionDays', `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or empty to follow the service's setting`);
+  }
+  return changeOrganization(sql, id, async (tx) => {
+    const [row] = await tx<OrganizationRow[]>`update organizations set retention_days = ${days} where id = ${id} returning ${tx.unsafe(ORG_COLUMNS)}`;
     return row;
   });
 }

@@ -30,6 +30,7 @@ function facts(over: Partial<RequestFacts> = {}): RequestFacts {
     secFetchDest: '',
     secFetchMode: '',
     acceptLanguage: '',
+    doNotTrack: false,
     query: '',
     ip: '1.2.3.4',
     bot: botCategoryOf(over.userAgent ?? DESKTOP),

@@ -39,6 +39,7 @@ function facts(over: Partial<RequestFacts> = {}): RequestFacts {
     secFetchDest: '',
     secFetchMode: '',
     acceptLanguage: '',
+    doNotTrack: false,
     query: '',
     ip: '192.0.2.1',
     bot: botCategoryOf(over.userAgent ?? DESKTOP),

@@ -16,6 +16,7 @@ const f = (over: Partial<RequestFacts>): RequestFacts => ({
   secFetchDest: '',
   secFetchMode: '',
   acceptLanguage: '',
+  doNotTrack: false,
   query: '',
   ip: null,
   bot: botCategoryOf(over.userAgent ?? ''),

@@ -21,6 +21,8 @@ export interface RequestFacts {
   secFetchMode: string;
   /** Accept-Language as sent (link rules read its most preferred entry). */
   acceptLanguage: string;
+  /** The visitor sent `DNT: 1` or `Sec-GPC: 1` (honoured where the organisation's tracking says so). */
+  doNotTrack: boolean;
   /** The query string without '?' (link rules' queryParam). */
   query: string;
   /** The Cookie header (read for password-protected links only); absent where there is none (the API's resolve). */

@@ -92,6 +92,7 @@ export async function resolveLink(deps: ResolveDeps, org: Organization, body: un
     secFetchDest: '',
     secFetchMode: '',
     acceptLanguage: v.acceptLanguage ?? '',
+    doNotTrack: false,
     query: v.query ?? '',
     ip: null,
   };

@@ -7,11 +7,24 @@ import type { Platform } from '../../shared/apps/platform.ts';
 import type { Domain } from '../../shared/domains/domain-repository.ts';
 import { buildLink, type DeepLink, type Link, type StoredLink } from '../../shared/links/link.ts';
 import type { Organization } from '../../shared/orgs/organization.ts';
+import { DEFAULT_TRACKING, trackingMask } from '../../shared/analytics/model/tracking.ts';
 import { effectiveLimits, type Plan } from '../../shared/orgs/plans.ts';
 
 export function organizationOf(id: string, plan: Plan, clicksPerMonth: number | null = null): Organization {
   const overrides = clicksPerMonth === null ? {} : { clicksPerMonth };
-  return { id, name: `org ${id}`, plan, timezone: 'Europe/Berlin', suspended: false, require2fa: false, overrides, limits: effectiveLimits(plan, overrides) };
+  return {
+    id,
+    name: `org ${id}`,
+    plan,
+    timezone: 'Europe/Berlin',
+    suspended: false,
+    require2fa: false,
+    overrides,
+    limits: effectiveLimits(plan, overrides),
+    tracking: DEFAULT_TRACKING,
+    trackingMask: trackingMask(DEFAULT_TRACKING),
+    retentionDays: null,
+  };
 }
 
 export function linkOf(over: Partial<StoredLink> = {}): Link {

@@ -2,6 +2,8 @@
 // the fields the spec names, the device-type rule and the null cases.
 import { describe, expect, it } from 'vitest';
 import { CHROME_WINDOWS_UA, IPHONE_UA, newOrgId, rawHit } from '../events/analytics-fixtures.ts';
+import { DEFAULT_TRACKING, TRACKING_BITS, trackingMask, visitMask } from '../model/tracking.ts';
+import { ENRICHED_FIELDS } from '../events/event-schema.ts';
 import { HitEnricher, referrerDomain } from './enrich-hit.ts';
 import { countryName, GeoLocator } from './geo-locator.ts';
 import { parseUserAgent, UserAgentCache } from './user-agent-details.ts';
@@ -125,5 +127,66 @@ describe('HitEnricher', () => {
     expect(records.filter((r) => r.deviceType === 'MOBILE')).toHaveLength(1500);
     expect(records.filter((r) => r.referrerDomain === 't.co')).toHaveLength(600);
     expect(new Set(records.map((r) => r.eventId)).size).toBe(3000);
+  });
+});
+
+describe('tracking masks', () => {
+  it('null exactly the fields each switch names, per row, whatever else shares the batch', async () => {
+    const orgId = newOrgId();
+    const B = TRACKING_BITS;
+    const masks = {
+      none: 0,
+      referrer: trackingMask({ ...DEFAULT_TRACKING, referrer: false }),
+      userAgent: trackingMask({ ...DEFAULT_TRACKING, userAgent: false }),
+      country: trackingMask({ ...DEFAULT_TRACKING, geo: 'country' }),
+      noGeo: trackingMask({ ...DEFAULT_TRACKING, geo: 'none' }),
+      dntIgnored: visitMask(trackingMask(DEFAULT_TRACKING), true),
+      dntHonouredNotAsked: visitMask(trackingMask({ ...DEFAULT_TRACKING, dnt: true }), false),
+      dntHonoured: visitMask(trackingMask({ ...DEFAULT_TRACKING, dnt: true }), true),
+    };
+    expect(masks.dntIgnored).toBe(0);
+    expect(masks.dntHonoured & B.anonymous).toBe(B.anonymous);
+    const names = Object.keys(masks) as (keyof typeof masks)[];
+    const hits = names.flatMap((name) =>
+      [IPHONE_UA, 'curl/8.5.0'].map((userAgent) =>
+        rawHit({ orgId, shortCode: name, ip: '8.8.8.8', userAgent, referrer: 'https://t.co/abc', tracking: masks[name] }),
+      ),
+    );
+    const records = await new HitEnricher().enrich(hits);
+    const full = records.find((r) => r.shortCode === 'none' && r.botCategory === null);
+    expect(full).toMatchObject({
+      referrer: 'https://t.co/abc',
+      referrerDomain: 't.co',
+      countryCode: 'US',
+      country: 'United States',
+      deviceType: 'MOBILE',
+      osName: 'iOS',
+    });
+    const kept = (name: string, bot: boolean) => records.find((r) => r.shortCode === name && (r.botCategory !== null) === bot);
+    for (const name of ['none', 'dntIgnored', 'dntHonouredNotAsked'])
+      expect(kept(name, false)).toMatchObject({ ...full, eventId: expect.any(String), shortCode: name });
+    expect(kept('referrer', false)).toMatchObject({ referrer: null, referrerDomain: null, countryCode: 'US', deviceType: 'MOBILE' });
+    expect(kept('userAgent', false)).toMatchObject({
+      referrerDomain: 't.co',
+      browserName: null,
+      browserVersion: null,
+      osName: null,
+      osVersion: null,
+      deviceType: null,
+      deviceBrand: null,
+      deviceModel: null,
+      countryCode: 'US',
+    });
+    expect(kept('userAgent', true)?.botCategory).toBe('HTTP_LIBRARY');
+    expect(kept('country', false)).toMatchObject({ country: 'United States', countryCode: 'US', city: null, region: null, deviceType: 'MOBILE' });
+    expect(kept('noGeo', false)).toMatchObject({ country: null, countryCode: null, city: null, region: null, referrerDomain: 't.co' });
+    const anonymous = records.filter((r) => r.shortCode === 'dntHonoured');
+    expect(anonymous).toHaveLength(2);
+    for (const r of anonymous) {
+      expect(r).toMatchObject({ eventType: 'CLICK', clickSource: 'DIRECT', shortCode: 'dntHonoured' });
+      for (const k of [...ENRICHED_FIELDS, 'referrer'] as const) expect(r[k], k).toBeNull();
+    }
+    // The other rows of the batch kept their bot category.
+    expect(records.filter((r) => r.shortCode !== 'dntHonoured' && r.botCategory === 'HTTP_LIBRARY')).toHaveLength(names.length - 1);
   });
 });

@@ -36,6 +36,7 @@ export function rawHit(overrides: Partial<Omit<RawHit, 'link'>> & Partial<HitLin
     referrer: o.referrer ?? null,
     userAgent: o.userAgent ?? null,
     ip: o.ip ?? null,
+    tracking: o.tracking ?? 0,
     clickedAtMicros: o.clickedAtMicros ?? Date.now() * 1000,
   };
 }

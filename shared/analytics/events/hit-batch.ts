@@ -5,7 +5,8 @@
 // when an array doubles or a value is new), so no object per click outlives its request and each
 // distinct string is kept once (a request's own copy dies young). Enrichment works on the
 // distinct values (distinctFacts), once each; toEventBatch() mints the event ids and hands the
-// arrays over as the batch's columns without copying a row.
+// arrays over as the batch's columns without copying a row. A hit's tracking mask is kept per row;
+// only a batch holding a masked row copies the index of each field a mask nulls.
 import type { EnrichedFields, HitLink } from './analytics-event.ts';
 import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
 import type { EventBatch, TextColumn } from './event-batch.ts';
@@ -13,6 +14,7 @@ import { CLICK_SOURCES, EVENT_TYPES } from '../model/event-values.ts';
 import { ENRICHED_FIELDS, EVENT_FIELDS, LINK_FIELDS, type EnrichedField, type TextField } from './event-schema.ts';
 import { ipv4Value, Ipv4Ids } from '../../net/ipv4.ts';
 import type { RawHit } from './raw-hit.ts';
+import { maskedFields } from './tracked-fields.ts';
 
 /** The distinct values of a batch's facts, one list per fact. */
 class Dictionary<T> {
@@ -66,6 +68,9 @@ export class HitBatch {
   #userAgent: Uint32Array = new Uint32Array(INITIAL_ROWS);
   #address: Uint32Array = new Uint32Array(INITIAL_ROWS);
   #micros: Float64Array = new Float64Array(INITIAL_ROWS);
+  #tracking: Uint8Array = new Uint8Array(INITIAL_ROWS);
+  /** Every row's tracking mask ORed: 0 while no row is masked. */
+  #masks = 0;
 
   /** Copies one hit in; returns the bytes it added to `bytes`. */
   push(hit: RawHit): number {
@@ -80,6 +85,10 @@ export class HitBatch {
     this.#userAgent[row] = this.#textId(this.#userAgents, hit.userAgent);
     this.#address[row] = this.#addressId(hit.ip);
     this.#micros[row] = hit.clickedAtMicros;
+    if (hit.tracking !== 0) {
+      this.#tracking[row] = hit.tracking;
+      this.#masks |= hit.tracking;
+    }
     this.rows = row + 1;
     this.bytes += ROW_BYTES;
     return this.bytes - before;
@@ -107,10 +116,34 @@ export class HitBatch {
     }
     const indexOf: Readonly<Record<EnrichmentSource, Uint32Array>> = { userAgent: this.#userAgent, address: this.#address, referrer: this.#referrer };
     for (const k of ENRICHED_FIELDS) text[k] = { index: indexOf[sourceOf[k]], values: enriched[k] };
+    if (this.#masks !== 0) this.#applyTracking(text as Record<TextField, TextColumn>, rows);
     const eventIds = new Uint8Array(rows * EVENT_ID_BYTES);
     const createdAtMicros = this.#micros.subarray(0, rows);
     mintEventIds(createdAtMicros, rows, eventIds);
     return { rows, eventIds, createdAtMicros, text: text as Record<TextField, TextColumn> };
+  }
+
+  /** Points each masked row of each field its mask nulls at a null appended to the field's values. */
+  #applyTracking(text: Record<TextField, TextColumn>, rows: number): void {
+    const masks = this.#tracking;
+    const fieldsOf = new Map<number, Set<TextField>>();
+    for (const k of maskedFields(this.#masks)) {
+      const column = text[k];
+      const values = [...column.values, null];
+      const nullId = values.length - 1;
+      const index = column.index.slice(0, rows);
+      for (let r = 0; r < rows; r++) {
+        const mask = masks[r] as number;
+        if (mask === 0) continue;
+        let fields = fieldsOf.get(mask);
+        if (fields === undefined) {
+          fields = maskedFields(mask);
+          fieldsOf.set(mask, fields);
+        }
+        if (fields.has(k)) index[r] = nullId;
+      }
+      text[k] = { index, values };
+    }
   }
 
   #idOf<T>(d: Dictionary<T>, value: T, bytes: number): number {
@@ -155,5 +188,8 @@ export class HitBatch {
     const micros = new Float64Array(size);
     micros.set(this.#micros);
     this.#micros = micros;
+    const tracking = new Uint8Array(size);
+    tracking.set(this.#tracking);
+    this.#tracking = tracking;
   }
 }

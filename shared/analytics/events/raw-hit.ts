@@ -1,10 +1,10 @@
 // Invariant: a RawHit is what the redirector knows about one served click or preview at the
 // moment it answers, and nothing more: the link it was served for (held, not copied: the event
 // reads its organisation, id, code and UTM tags from it), the hit's own facts (type, source,
-// referrer), the User-Agent and client address as received, and the click time. Nothing is
-// parsed, formatted or minted here: the event id (a UUIDv7 of the click's millisecond), the
-// enrichment (User-Agent, geo, referrer domain) and every text form are made later, in batches,
-// off the redirect path. Every served click/preview yields exactly one RawHit; HEAD requests and
+// referrer), the User-Agent and client address as received, the visit's tracking mask, and the
+// click time. Nothing is parsed, formatted or minted here: the event id (a UUIDv7 of the click's
+// millisecond), the enrichment (User-Agent, geo, referrer domain) and every text form are made
+// later, in batches, off the redirect path. Every served click/preview yields exactly one RawHit; HEAD requests and
 // errors yield none.
 import type { HitFacts, HitLink } from './analytics-event.ts';
 
@@ -14,6 +14,8 @@ export interface RawHit extends HitFacts {
   userAgent: string | null;
   /** Client IP as the redirector determined it (X-Forwarded-For read only as far as TRUST_PROXY trusts). */
   ip: string | null;
+  /** The visit's tracking mask (model/tracking.ts visitMask): 0 keeps every field. */
+  tracking: number;
   /** Click time in microseconds since the epoch: an integer, exact as a Number until the year 2255. */
   clickedAtMicros: number;
 }
