@@ -19,6 +19,7 @@ import type { EventPage } from '../reads/event-page.ts';
 import { positionAt, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { AnalyticsStore, type AnalyticsStoreOptions } from './analytics-store.ts';
 import { aggregatesCases } from './aggregates.contract.ts';
+import { sweepRetention } from './retention-sweep.ts';
 import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
 import type { ClickHouseTransport } from '../clickhouse/clickhouse-transport.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
@@ -699,6 +700,52 @@ export function analyticsStoreContract(name: string, openTransport: () => Promis
       ]);
       expect(results.slice(0, 3).map((t) => (typeof t === 'string' ? t.split('\n').length - 1 : -1))).toEqual([3000, 3000, 3000]);
       expect(results[3]).toBe(3000);
+    });
+
+    it("sweeps an organisation's events past its own retention: raw reads lose exactly them, aggregates keep counting them, others are untouched", async () => {
+      const orgId = newOrgId();
+      const other = newOrgId();
+      const minute = 60_000_000n;
+      const old = eventRecords(orgId, 30, isoMicros('2026-01-10T10:00:00Z'), minute, { shortCode: 'kept-aside' });
+      const recent = eventRecords(orgId, 20, isoMicros('2026-03-10T10:00:00Z'), minute, { shortCode: 'kept-aside' });
+      const theirs = eventRecords(other, 10, isoMicros('2026-01-10T10:00:00Z'), minute);
+      await store.insert([...old, ...recent], randomUUID());
+      await store.insert(theirs, randomUUID());
+      await sleep(SETTLE_MS * 2);
+      const span = { from: '2026-01-01', to: '2026-03-31' };
+      const aggregate = async (q: Record<string, string>) => {
+        const req = parseAggregatesQuery({ ...span, ...q });
+        if (req instanceof AppError) throw req;
+        return store.aggregatePlanned(orgId, 'UTC', req);
+      };
+      const series = await aggregate({ groupBy: 'time', interval: 'day' });
+      const links = await aggregate({ groupBy: 'shortCode' });
+      expect(series.plan.source).toBe('rollup');
+      expect(links.response.data).toEqual([{ key: 'kept-aside', events: 50 }]);
+
+      // 30 days before 2026-03-01: January's events are past it, March's are not.
+      const policy = { eventsDays: null, orgDays: new Map([[orgId, 30]]), rollupDays: null };
+      const report = await sweepRetention(store, policy, Date.UTC(2026, 2, 1));
+      expect(report).toMatchObject({ skipped: null, events: { removed: 30, partitionsDropped: [], cutoff: null, organisationsWithOwnRetention: 1 } });
+
+      const ids = (events: readonly { eventId: string }[]) => events.map((e) => e.eventId).sort();
+      expect((await store.browse(orgId, 'UTC', browseReq({ from: '2026-01-01', to: '2026-01-31' }))).data).toEqual([]);
+      expect(ids((await store.browse(orgId, 'UTC', browseReq({ ...span, limit: '500' }))).data)).toEqual(ids(recent));
+      expect(ids((await syncAll(orgId, '2000-01-01T00:00:00Z', null, 100)).events)).toEqual(ids(recent));
+      const exported = await collect(store.exportEvents(orgId, 'UTC', exportReq({ ...span, format: 'json' })));
+      expect(
+        exported
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as AnalyticsEvent).eventId)
+          .sort(),
+      ).toEqual(ids(recent));
+      expect(await aggregate({ groupBy: 'time', interval: 'day' })).toEqual(series);
+      expect((await aggregate({ groupBy: 'shortCode' })).response).toEqual(links.response);
+      expect(ids((await store.browse(other, 'UTC', browseReq({ from: '2026-01-01', to: '2026-01-31' }))).data)).toEqual(ids(theirs));
+
+      const again = await sweepRetention(store, policy, Date.UTC(2026, 2, 1));
+      expect(again.events.removed).toBe(0);
     });
 
     aggregatesCases(() => store);

@@ -53,7 +53,7 @@ import {
 } from '../clickhouse/clickhouse-sql.ts';
 import { EVENTS_TABLE, MERGE_SETTINGS } from '../clickhouse/events-table.ts';
 import { analyticsSchema, type AnalyticsSchema } from '../clickhouse/analytics-schema.ts';
-import type { ClusterOptions } from '../clickhouse/cluster-layout.ts';
+import { localTable, type ClusterOptions } from '../clickhouse/cluster-layout.ts';
 import {
   BACKFILL_PARTITION_SQL,
   ROLLUP_BACKFILL_TABLE,
@@ -444,6 +444,15 @@ export class AnalyticsStore {
             params,
           );
     return { plan, response: { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) } };
+  }
+
+  /** Active partitions of the events table or the rollup (every replica's, on a cluster). */
+  async partitions(table: string): Promise<string[]> {
+    const rows = await this.transport.queryRows<{ p: string }>(this.#schema.partitionsSql, {
+      table: this.cluster ? localTable(table) : table,
+      ...(this.cluster ? { db: await this.#database() } : {}),
+    });
+    return rows.map((r) => r.p);
   }
 
   /** Visible events of an organisation (duplicates collapsed). */
