@@ -25,7 +25,6 @@ import {
   createOrganization,
   getOrganization,
   listOrganizations,
-  MAX_RETENTION_DAYS,
   setLimits,
   setPlan,
   setRetention,
@@ -33,6 +32,10 @@ import {
   setTracking,
 } from '../shared/orgs/org-repository.ts';
 import { GEO_PRECISIONS, type GeoPrecision } from '../shared/analytics/model/tracking.ts';
+import { MAX_RETENTION_DAYS } from '../shared/analytics/model/retention.ts';
+import type { AnalyticsStore } from '../shared/analytics/store/analytics-store.ts';
+import { sweepNow, type RetentionSettings } from '../shared/analytics/store/retention-schedule.ts';
+import type { SweepReport } from '../shared/analytics/store/retention-sweep.ts';
 import { isPlan, type Plan } from '../shared/orgs/plans.ts';
 import { usageReport } from '../shared/quotas/usage-report.ts';
 import { UsageError, type CommandSpec, type OptionSpec, type Values } from './command-table.ts';
@@ -58,6 +61,10 @@ export interface AdminContext {
   dashboardUrl: string;
   /** WEBHOOK_ALLOW_PRIVATE and WEBHOOK_SECRETS_KEY. */
   webhooks: WebhookSettings;
+  /** The analytics store, opened on first use, its rollup's backfill done. */
+  analytics(): Promise<AnalyticsStore>;
+  /** ANALYTICS_RETENTION_DAYS and ANALYTICS_ROLLUP_RETENTION_DAYS. */
+  retention: RetentionSettings;
   now(): number;
 }
 
@@ -151,6 +158,15 @@ async function setLinkActive(ctx: AdminContext, values: Values, isActive: boolea
   if (link === null || link.orgId !== actor.org.id) throw linkNotFound(code);
   const { view } = await saveLink(ctx.links, actor, { url: link.url, shortCode: code, isActive });
   return { json: view, text: `${view.smartLink} ${isActive ? 'restored (active)' : 'archived'}` };
+}
+
+function sweepText(r: SweepReport): string {
+  if (r.skipped !== null) return `nothing removed: ${r.skipped}`;
+  const months = r.events.partitionsDropped.length > 0 ? ` (whole months dropped: ${r.events.partitionsDropped.join(', ')})` : '';
+  const cut = r.events.cutoff === null ? 'no service-wide retention' : `service cut-off ${r.events.cutoff}`;
+  const own = r.events.organisationsWithOwnRetention;
+  const rollup = r.rollup.cutoff === null ? 'the rollup is kept for good' : `${r.rollup.removed} rollup rows before ${r.rollup.cutoff} removed`;
+  return `${r.events.removed} raw events removed${months}; ${cut}, ${own} organisation${own === 1 ? '' : 's'} with their own; ${rollup}; ${r.durationMs} ms`;
 }
 
 const ENDPOINT: OptionSpec = { name: 'id', value: 'ENDPOINT_ID', required: true, help: "the endpoint's id (webhook list)" };
@@ -589,6 +605,16 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     run: async (ctx, v) => {
       const { view } = await deleteLink(ctx.links, await linkActor(ctx, v), { shortCode: need(v, 'code') });
       return { json: view, text: `${view.smartLink} deleted; its code is never given out again` };
+    },
+  },
+  {
+    name: 'analytics sweep',
+    summary:
+      "Removes now the raw events past their retention (ANALYTICS_RETENTION_DAYS, or the organisation's own) and the rollup's slots past ANALYTICS_ROLLUP_RETENTION_DAYS, and prints what went. The ingest worker (npm start: the service) does it at start and hourly.",
+    options: [],
+    run: async (ctx) => {
+      const report = await sweepNow(ctx.sql, await ctx.analytics(), ctx.retention);
+      return { json: report, text: sweepText(report) };
     },
   },
   {

@@ -10,6 +10,7 @@ import { commonSchema, dashboardPublicUrl, loadConfigOrExit } from '../shared/co
 import { AppError, AppErrorList } from '../shared/errors/app-error.ts';
 import { linkServiceDeps } from '../shared/links/save-link.ts';
 import { openBackends, type Backends } from '../shared/runtime/open-backends.ts';
+import { lockDataDir, type DataDirLock } from '../shared/runtime/data-dir-lock.ts';
 import { ADMIN_COMMANDS, type AdminCommand } from './admin-commands.ts';
 import { checkOptions, commandHelp, overview, parserOptions, resolveCommand, UsageError, type Values } from './command-table.ts';
 
@@ -56,15 +57,25 @@ try {
 
 const config = loadConfigOrExit(commonSchema);
 let backends: Backends | null = null;
+let dataDirLock: DataDirLock | null = null;
 let exitCode = 0;
 try {
   backends = await openBackends(config);
+  const opened = backends;
   const result = await command.run(
     {
       sql: backends.db.sql,
       links: linkServiceDeps(backends.db.sql, config, { linkClicks: backends.linkClicks }),
       dashboardUrl: dashboardPublicUrl(config),
       webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretsKey: config.WEBHOOK_SECRETS_KEY },
+      analytics: async () => {
+        // The embedded analytics store belongs to one process: not while `npm start` runs on DATA_DIR.
+        if (config.CLICKHOUSE_URL === undefined) dataDirLock ??= lockDataDir(config.DATA_DIR);
+        const { store } = await opened.analytics();
+        await store.rollupBackfill;
+        return store;
+      },
+      retention: config,
       now: Date.now,
     },
     values,
@@ -83,5 +94,6 @@ try {
   process.stderr.write(`${message}\n`);
 } finally {
   await backends?.close();
+  (dataDirLock as DataDirLock | null)?.release();
 }
 process.exit(exitCode);

@@ -21,6 +21,7 @@ import { createProcessMetrics } from '../shared/runtime/prometheus-metrics.ts';
 import { onShutdown } from '../shared/runtime/shutdown.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
+import { startRetentionSchedule } from '../shared/analytics/store/retention-schedule.ts';
 import { lockDataDir } from '../shared/runtime/data-dir-lock.ts';
 import { listenProblem } from '../shared/runtime/listen-failure.ts';
 import { onStartupFailure, startOrExit } from '../shared/runtime/startup.ts';
@@ -78,6 +79,7 @@ const pipeline = createAnalyticsPipeline({
 metrics.watchPipeline(pipeline);
 const webhooks = startDeliveryWorker(backends.db.sql, analytics.store, config, logger);
 const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
+const retention = startRetentionSchedule(backends.db.sql, analytics.store, config, logger);
 metrics.watchWebhooks(webhooks);
 onStartupFailure(pipeline.close);
 
@@ -125,6 +127,7 @@ onShutdown(
     backends.close,
     () => webhooks.stop(),
     () => linkExpiry.stop(),
+    () => retention.stop(),
     pipeline.close,
     api.close,
     redirector.close,

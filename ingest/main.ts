@@ -1,7 +1,8 @@
 // Invariant: `npm run start:ingest` is the production analytics worker: it ensures the ClickHouse
 // schema, moves batches the redirectors spooled (Redis stream) into ClickHouse, each with its
-// original dedup token, relays the invalidation outbox, delivers webhooks (DeliveryWorker) and
-// sweeps link expiries into link.expired messages (LinkExpirySweep), until SIGTERM. It needs
+// original dedup token, relays the invalidation outbox, delivers webhooks (DeliveryWorker),
+// sweeps link expiries into link.expired messages (LinkExpirySweep) and sweeps analytics past
+// their retention (at start and hourly), until SIGTERM. It needs
 // every server URL; in embedded mode `npm start` runs the whole pipeline (backfill included) in its one
 // process instead, because chDB's data directory belongs to exactly one process. It answers
 // GET /healthz and /readyz on INGEST_HEALTH_PORT (listening first: 503 until the worker runs, and
@@ -11,6 +12,7 @@ import { createAnalyticsPipeline } from '../shared/analytics/write-path/analytic
 import { ingestSchema, loadConfigOrExit } from '../shared/config/config.ts';
 import { startDeliveryWorker } from '../shared/webhooks/delivery-worker.ts';
 import { startLinkExpirySweep } from '../shared/links/link-expiry.ts';
+import { startRetentionSchedule } from '../shared/analytics/store/retention-schedule.ts';
 import { startHealthServer } from '../shared/runtime/health-server.ts';
 import { Readiness } from '../shared/runtime/readiness.ts';
 import { createLogger } from '../shared/log/logger.ts';
@@ -48,6 +50,7 @@ const pipeline = createAnalyticsPipeline({ ...analytics, backfill: allSpools(ana
 metrics.watchPipeline(pipeline);
 const webhooks = startDeliveryWorker(backends.db.sql, analytics.store, config, logger);
 const linkExpiry = startLinkExpirySweep(backends.db.sql, config, backends.linkClicks, logger);
+const retention = startRetentionSchedule(backends.db.sql, analytics.store, config, logger);
 metrics.watchWebhooks(webhooks);
 
 const report = setInterval(() => {
@@ -74,7 +77,11 @@ const metricsServer = await startOrExit(
     }),
   say,
 );
-onShutdown([health.close, backends.close, () => webhooks.stop(), () => linkExpiry.stop(), pipeline.close, metricsServer.close], logger, { readiness });
+onShutdown(
+  [health.close, backends.close, () => webhooks.stop(), () => linkExpiry.stop(), () => retention.stop(), pipeline.close, metricsServer.close],
+  logger,
+  { readiness },
+);
 readiness.markReady();
 logger.info(`health on ${config.INGEST_HEALTH_HOST}:${health.port}/healthz`);
 logger.info('backfill worker running');

@@ -3,6 +3,7 @@
 // first one only. Nothing else in the code base reads process.env, but for uWebSockets.js's own
 // variables in its loader (redirector/uws-native.ts).
 import { z } from 'zod';
+import { isRetentionDays, MAX_RETENTION_DAYS } from '../analytics/model/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../net/trusted-proxies.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -59,6 +60,20 @@ function httpOrigin(value: string): string | null {
  * serves the whole process on the API's.
  */
 export const METRICS_PORTS = { api: 9464, redirector: 9465, ingest: 9466 } as const;
+
+/** A retention in whole days (1 to 100 years); unset or empty: kept for good. */
+const retentionDays = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return null;
+    const days = Number(v.trim());
+    if (!/^\d+$/.test(v.trim()) || !isRetentionDays(days)) {
+      ctx.addIssue({ code: 'custom', message: `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or empty to keep data for good` });
+      return z.NEVER;
+    }
+    return days;
+  });
 
 /** Fields every process shares. */
 export const commonSchema = z.object({
@@ -135,6 +150,10 @@ export const commonSchema = z.object({
     .string()
     .regex(/^[^{}]*$/, 'must not contain { or } (they mark the hash tags that keep related keys on one Redis Cluster slot)')
     .default('shortlink:'),
+  /** Days raw analytics events are kept, counted from their click time; unset keeps them for good. An organisation may set its own. */
+  ANALYTICS_RETENTION_DAYS: retentionDays,
+  /** Days the rollup behind aggregates keeps its counts; unset keeps them for good. */
+  ANALYTICS_ROLLUP_RETENTION_DAYS: retentionDays,
   /** Sync reads only events ingested at least this long ago (ms), so late inserts are never skipped. */
   ANALYTICS_SYNC_SETTLE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** How long a stopping process may take to answer what it received and close its connections (ms). */

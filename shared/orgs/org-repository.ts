@@ -10,6 +10,7 @@ import { fieldProblem } from '../errors/domain-errors.ts';
 import { ORG_COLUMNS, organizationFromRow, type Organization, type OrganizationRow } from './organization.ts';
 import type { LimitOverrides, Plan } from './plans.ts';
 import type { TrackingSettings } from '../analytics/model/tracking.ts';
+import { isRetentionDays, MAX_RETENTION_DAYS } from '../analytics/model/retention.ts';
 
 export function isTimeZone(tz: string): boolean {
   try {
@@ -105,12 +106,9 @@ export function setTracking(sql: Sql, id: string, change: Partial<TrackingSettin
   });
 }
 
-/** Longest retention an organisation may set, in days (100 years). */
-export const MAX_RETENTION_DAYS = 36_500;
-
 /** Sets the organisation's raw event retention in days; null follows the service's ANALYTICS_RETENTION_DAYS. */
 export function setRetention(sql: Sql, id: string, days: number | null): Promise<Organization> {
-  if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
+  if (days !== null && !isRetentionDays(days)) {
     throw fieldProblem('retentionDays', `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or empty to follow the service's setting`);
   }
   return changeOrganization(sql, id, async (tx) => {
@@ -142,6 +140,12 @@ export async function findOrganization(sql: Sql | Tx, id: string): Promise<Organ
   if (!isUuid(id)) return null;
   const [row] = await sql<OrganizationRow[]>`select ${sql.unsafe(ORG_COLUMNS)} from organizations where id = ${id}`;
   return row ? organizationFromRow(row) : null;
+}
+
+/** The organisations with their own raw event retention (days), for the retention sweep. */
+export async function organisationRetentions(sql: Sql): Promise<Map<string, number>> {
+  const rows = await sql<{ id: string; retention_days: number }[]>`select id, retention_days from organizations where retention_days is not null`;
+  return new Map(rows.map((r) => [r.id, r.retention_days]));
 }
 
 /** Organisations by id (redirect path: one query for many ids); ids that are not UUIDs match nothing. */

@@ -1,0 +1,6 @@
+// Invariant: a retention is a whole number of days from 1 to MAX_RETENTION_DAYS, or none (kept for
+// good); the setting, the organisation's override and the sweep read the bound from here.
+// Browser-safe.
+export const MAX_RETENTION_DAYS = 36_500;
+
+export const isRetentionDays = (days: number): boolean => Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS;
