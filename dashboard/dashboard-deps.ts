@@ -30,6 +30,8 @@ export interface DashboardDeps {
   links: LinkServiceDeps;
   /** The API's analytics reads (aggregates, export) over the analytics store. */
   analytics: AnalyticsReads;
+  /** ANALYTICS_RETENTION_DAYS: what an organisation without its own retention gets (null: kept for good). */
+  retentionDays: number | null;
   /** The purge a link's delete runs when asked to drop its events. */
   analyticsPurge: AnalyticsPurge;
   /** Custom-domain verification: checks a domain on demand (the schedule runs in the background). */

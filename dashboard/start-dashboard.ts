@@ -61,6 +61,7 @@ export async function startDashboard(backends: Backends, config: DashboardConfig
   const deps = {
     analytics: storeAnalyticsReads(store),
     analyticsPurge: storeAnalyticsPurge(store),
+    retentionDays: config.ANALYTICS_RETENTION_DAYS,
     sql: backends.db.sql,
     rateLimiter: backends.rateLimiter,
     get publicUrl() {

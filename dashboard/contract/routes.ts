@@ -56,6 +56,7 @@ export const ROUTES = {
   analytics: ['GET', '/api/analytics'],
   org: ['GET', '/api/org'],
   updateOrg: ['POST', '/api/org'],
+  updatePrivacy: ['POST', '/api/org/privacy'],
 } as const;
 
 /** Non-JSON routes (downloads), by name: the SPA links to them. */

@@ -12,6 +12,7 @@ import { resolveRequestSchema, resolveResponseSchema } from '../../shared/redire
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/webhook-events.ts';
 import type { RouteName } from './routes.ts';
 import { aggregateResponseSchema } from '../../shared/analytics/model/aggregate-response.ts';
+import { GEO_PRECISIONS } from '../../shared/analytics/model/tracking.ts';
 import { DIMENSION_NAMES } from '../../shared/analytics/model/dimensions.ts';
 
 const role = z.enum(ROLES);
@@ -86,7 +87,19 @@ const domainView = z.object({
   pointsAtDefault: z.boolean().nullable(),
 });
 const usageLine = z.object({ used: z.number(), limit: z.number(), overage: z.number(), overageEur: z.number() });
-const orgView = z.object({ id: z.string(), name: z.string(), plan: z.string(), timezone: z.string(), require2fa: z.boolean() });
+const tracking = z.object({ referrer: z.boolean(), userAgent: z.boolean(), geo: z.enum(GEO_PRECISIONS), dnt: z.boolean() });
+const orgView = z.object({
+  id: z.string(),
+  name: z.string(),
+  plan: z.string(),
+  timezone: z.string(),
+  require2fa: z.boolean(),
+  tracking,
+  /** The organisation's own raw event retention in days; null follows the service's. */
+  retentionDays: z.number().nullable(),
+  /** The service's retention (ANALYTICS_RETENTION_DAYS); null keeps events for good. */
+  serviceRetentionDays: z.number().nullable(),
+});
 
 export interface RouteSchema {
   /** Parsed by the route before its handler runs. */
@@ -180,6 +193,8 @@ export const SCHEMAS = {
   },
   org: { response: orgView },
   updateOrg: { body: z.object({ name: z.string().max(200), timezone: z.string().max(100), require2fa: z.boolean() }), response: orgView },
+  /** retentionDays: '' follows the service's retention; otherwise whole days (checked by the handler, the message next to the field). */
+  updatePrivacy: { body: z.object({ tracking, retentionDays: z.string().max(20) }), response: orgView },
   domains: { response: z.object({ domains: z.array(domainView), defaultHost: z.string() }) },
   addDomain: { body: z.object({ host: z.string().max(300) }), response: domainView },
   checkDomain: { response: domainView },

@@ -1,8 +1,10 @@
-// Invariant: usage (everyone may see it) and the organisation's settings (owners change them).
+// Invariant: usage (everyone may see it) and the organisation's settings, its tracking switches
+// and retention included (owners change them).
 import type { FastifyInstance } from 'fastify';
 import { seatsUsed } from '../../shared/accounts/invites.ts';
 import { countActiveDomains } from '../../shared/domains/domain-repository.ts';
-import { getOrganization, updateOrganizationSettings } from '../../shared/orgs/org-repository.ts';
+import { getOrganization, setRetention, setTracking, updateOrganizationSettings } from '../../shared/orgs/org-repository.ts';
+import { isRetentionDays, MAX_RETENTION_DAYS } from '../../shared/analytics/model/retention.ts';
 import { usageReport } from '../../shared/quotas/usage-report.ts';
 import type { Organization } from '../../shared/orgs/organization.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
@@ -10,7 +12,16 @@ import { orgIdOf, route, sessionOf } from '../http/route.ts';
 import { fieldProblem } from '../../shared/errors/domain-errors.ts';
 
 export function registerOrgRoutes(app: FastifyInstance, deps: DashboardDeps): void {
-  const orgView = (org: Organization) => ({ id: org.id, name: org.name, plan: org.plan, timezone: org.timezone, require2fa: org.require2fa });
+  const orgView = (org: Organization) => ({
+    id: org.id,
+    name: org.name,
+    plan: org.plan,
+    timezone: org.timezone,
+    require2fa: org.require2fa,
+    tracking: org.tracking,
+    retentionDays: org.retentionDays,
+    serviceRetentionDays: deps.retentionDays,
+  });
 
   route(app, 'usage', 'read', async ({ request }) => {
     const org = await getOrganization(deps.sql, orgIdOf(request));
@@ -34,5 +45,17 @@ export function registerOrgRoutes(app: FastifyInstance, deps: DashboardDeps): vo
       throw fieldProblem('require2fa', 'set up two-factor authentication for yourself first (Your account)');
     }
     return orgView(await updateOrganizationSettings(deps.sql, orgIdOf(request), body));
+  });
+
+  route(app, 'updatePrivacy', 'org:settings', async ({ body, request }) => {
+    const text = body.retentionDays.trim();
+    const days = text === '' ? null : Number(text);
+    // Checked before either change is made, so a refused retention changes no switch.
+    if (days !== null && (!/^\d+$/.test(text) || !isRetentionDays(days))) {
+      throw fieldProblem('retentionDays', `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or empty to follow the service`);
+    }
+    const orgId = orgIdOf(request);
+    await setTracking(deps.sql, orgId, body.tracking);
+    return orgView(await setRetention(deps.sql, orgId, days));
   });
 }

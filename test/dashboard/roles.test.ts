@@ -125,6 +125,31 @@ describe('roles on the server', () => {
   });
 });
 
+describe('privacy settings on the server', () => {
+  const body = (over: Record<string, unknown> = {}) => ({
+    tracking: { referrer: false, userAgent: true, geo: 'none', dnt: true },
+    retentionDays: '30',
+    ...over,
+  });
+
+  it('owners only; a bad retention is a field error that changes no switch; a good one is kept', async () => {
+    for (const role of ['admin', 'member', 'viewer'] as const) expect((await as[role].post('/api/org/privacy', body())).status, role).toBe(403);
+    for (const retentionDays of ['0', '36501', '1.5', 'soon']) {
+      const bad = await as.owner.post('/api/org/privacy', body({ retentionDays }));
+      expect(bad.status, retentionDays).toBe(400);
+      expect(bad.body.errors?.[0]).toMatchObject({ code: 'VE001', details: { field: 'retentionDays' } });
+    }
+    const geo = await as.owner.post('/api/org/privacy', body({ tracking: { referrer: true, userAgent: true, geo: 'street', dnt: false } }));
+    expect(geo.status).toBe(400);
+    const before = (await as.viewer.get<{ tracking: object; retentionDays: number | null }>('/api/org')).body;
+    expect(before).toMatchObject({ tracking: { referrer: true, userAgent: true, geo: 'city', dnt: false }, retentionDays: null, serviceRetentionDays: null });
+    const saved = await as.owner.post('/api/org/privacy', body());
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ tracking: { referrer: false, userAgent: true, geo: 'none', dnt: true }, retentionDays: 30 });
+    expect((await as.owner.post('/api/org/privacy', body({ retentionDays: ' ' }))).body).toMatchObject({ retentionDays: null });
+  });
+});
+
 describe('analytics on the server', () => {
   it('every role may read; without ClickHouse the answer is 503 SML006 within a second; bad ranges are VE001', async () => {
     for (const role of ROLES) {

@@ -56,6 +56,8 @@ export async function startDashboardApp(
     dnsServers?: string[];
     signUp?: 'invite' | 'open';
     analytics?: AnalyticsStore;
+    /** ANALYTICS_RETENTION_DAYS (default: kept for good). */
+    retentionDays?: number;
     /** WEBHOOK_ALLOW_PRIVATE (default true: test receivers listen on loopback over http). */
     allowPrivateWebhooks?: boolean;
   } = {},
@@ -75,6 +77,7 @@ export async function startDashboardApp(
   const deps = {
     analytics: storeAnalyticsReads(store),
     analyticsPurge: storeAnalyticsPurge(store),
+    retentionDays: opts.retentionDays ?? null,
     sql: db.sql,
     rateLimiter: new MemoryRateLimiter(),
     publicUrl: opts.publicUrl ?? 'http://127.0.0.1:1',
