@@ -12,6 +12,7 @@ const redirectBench = async (rows?: 'rules'): Promise<void> => {
 const analyticsBench = async (): Promise<void> => (await import('./analytics-bench.ts')).analyticsBench();
 const aggregatesBench = async (): Promise<void> => (await import('./aggregates-bench.ts')).aggregatesBench();
 const webhooksBench = async (): Promise<void> => (await import('./webhooks-bench.ts')).webhooksBench();
+const retentionBench = async (): Promise<void> => (await import('./retention-bench.ts')).retentionBench();
 const dashboardBench = async (): Promise<void> => (await import('./dashboard-bench.ts')).dashboardBench();
 
 interface Bench {
@@ -45,6 +46,10 @@ const BENCHES: Readonly<Record<string, Bench>> = {
       'analytics.events webhooks on the production topology: delivery lag at 10,000 clicks/s over 20 endpoints, one endpoint offered it all, CPU per click with endpoints vs none (about 6 min)',
     run: webhooksBench,
   },
+  retention: {
+    summary: 'retention sweep over 10M events of 4 organisations over a year on chDB: months dropped whole, the rest deleted, an idle sweep (about 3 min)',
+    run: retentionBench,
+  },
   dashboard: { summary: 'first load of the dashboard Links page with 10,000 links in Chromium, cold and warm (about 1 min)', run: dashboardBench },
   load: {
     summary: 'load-test a deployment: --target URL at a fixed --rate, open loop, with a report (its options: npm run bench -- load --help)',
@@ -74,6 +79,7 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['BENCH_EXPORT_ROWS', 'analytics: target size of the export range'],
   ['BENCH_REPS, BENCH_SCENARIO_BUDGET_MS', 'analytics: timed repetitions per page scenario, and their time budget'],
   ['BENCH_AGG_EVENTS, BENCH_AGG_REPS, BENCH_AGG_INGEST_ROUNDS', 'aggregates: events of the one organisation, timed reads per row, 50,000-event insert rounds'],
+  ['BENCH_RETENTION_EVENTS', 'retention: events generated over 365 days'],
   ['BENCH_MERGE_WAIT_MS', 'analytics: longest wait for background merges'],
   ['BENCH_DASHBOARD_REPS', 'dashboard: cold and warm loads measured (default 7 each)'],
 ];
