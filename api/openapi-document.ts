@@ -9,6 +9,7 @@ import { analyticsEventSchema } from '../shared/analytics/events/analytics-event
 import {
   AGGREGATE_GROUPS,
   AGGREGATE_INTERVALS,
+  AGGREGATE_METRICS,
   DEFAULT_AGGREGATE_LIMIT,
   DEFAULT_EVENTS_LIMIT,
   DIMENSION_NAMES,
@@ -21,7 +22,7 @@ import {
   MAX_RANGE_DAYS,
 } from '../shared/analytics/model/dimensions.ts';
 import { EXPORT_FORMATS } from '../shared/analytics/reads/analytics-params.ts';
-import { aggregateResponseSchema } from '../shared/analytics/model/aggregate-response.ts';
+import { aggregateResponseSchema, visitorsResponseSchema } from '../shared/analytics/model/aggregate-response.ts';
 import { eventPageSchema } from '../shared/analytics/reads/event-page.ts';
 import { BOTS_FILTER_DESCRIPTION, BOTS_FILTERS, EVENT_TYPES } from '../shared/analytics/model/event-values.ts';
 import { API_ERROR_CODES, ERROR_CATALOG } from '../shared/errors/error-catalog.ts';
@@ -55,6 +56,15 @@ function errorResponses(codes: readonly (keyof typeof ERROR_CATALOG)[]) {
 
 const COMMON: (keyof typeof ERROR_CATALOG)[] = ['SML003', 'SML010', 'SML005', 'SML001'];
 const ok = (ref: string) => ({ '200': { description: 'Success', content: { 'application/json': { schema: envelope(ref) } } } });
+/** A 200 whose `response` is one of several schemas (which one, the request says). */
+const okOneOf = (...refs: string[]) => ({
+  '200': {
+    description: 'Success',
+    content: {
+      'application/json': { schema: { type: 'object', properties: { response: { oneOf: refs.map(($ref) => ({ $ref })) } }, required: ['response'] } },
+    },
+  },
+});
 const security = [{ apiKey: [] }];
 
 type Parameter = { name: string; in: 'query'; required?: boolean; description: string; schema: Record<string, unknown> };
@@ -105,6 +115,11 @@ const AGGREGATES_PARAMETERS: Parameter[] = [
     type: 'string',
     enum: [...AGGREGATE_INTERVALS],
   }),
+  query(
+    'metric',
+    "events: count events (default). visitors: count distinct visitors, a person once per local day of the organisation's time zone (a keyed hash of organisation, address and User-Agent under a daily salt; read from raw events).",
+    { type: 'string', enum: [...AGGREGATE_METRICS], default: 'events' },
+  ),
   query('limit', 'Dimensions only: how many top values.', { type: 'integer', minimum: 1, maximum: MAX_AGGREGATE_LIMIT, default: DEFAULT_AGGREGATE_LIMIT }),
   query('eventType', 'Only events of this type (case-insensitive; default CLICK).', { type: 'string', enum: [...EVENT_TYPES], default: 'CLICK' }),
   BOTS_PARAMETER,
@@ -130,6 +145,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
         AnalyticsEvent: json(analyticsEventSchema),
         AnalyticsEventPage: json(eventPageSchema),
         AnalyticsAggregates: json(aggregateResponseSchema),
+        AnalyticsVisitors: json(visitorsResponseSchema),
         DeleteRequest: json(deleteLinkRequestSchema),
         PurgeRequest: json(purgeRequestSchema),
         PurgeResponse: json(purgeResponseSchema),
@@ -210,10 +226,14 @@ export function buildOpenApiDocument(serverUrl: string): object {
       '/link/external/v1/analytics/aggregates': {
         get: {
           operationId: 'getAnalyticsAggregates',
-          summary: "Counts of events in a range: a zero-filled time series in the organisation's time zone, or a dimension's top values.",
+          summary:
+            "Counts of events (or, with metric=visitors, distinct visitors) in a range: a zero-filled time series in the organisation's time zone, or a dimension's top values.",
           security,
           parameters: AGGREGATES_PARAMETERS,
-          responses: { ...ok('#/components/schemas/AnalyticsAggregates'), ...errorResponses(['SML002', 'VE001', 'SML006', ...COMMON]) },
+          responses: {
+            ...okOneOf('#/components/schemas/AnalyticsAggregates', '#/components/schemas/AnalyticsVisitors'),
+            ...errorResponses(['SML002', 'VE001', 'SML006', ...COMMON]),
+          },
         },
       },
       '/link/external/v1/analytics/events/purge': {

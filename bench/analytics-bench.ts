@@ -23,6 +23,7 @@ import { batchFromRecords } from '../shared/analytics/events/event-batch.ts';
 import { EVENTS_TABLE } from '../shared/analytics/clickhouse/events-table.ts';
 import { ChdbTransport } from '../shared/analytics/clickhouse/chdb-transport.ts';
 import type { QueryParams } from '../shared/analytics/clickhouse/clickhouse-transport.ts';
+import { MemoryVisitorSalts } from '../shared/analytics/enrichment/memory-visitor-salts.ts';
 import { HitEnricher } from '../shared/analytics/enrichment/enrich-hit.ts';
 import { localDayRangeMicros } from '../shared/analytics/reads/local-day-range.ts';
 import type { ClickSource, EventType } from '../shared/analytics/model/event-values.ts';
@@ -455,6 +456,7 @@ function buildHits(orgId: string, n: number, seed: number): RawHit[] {
       userAgent: choose(USER_AGENTS, random()),
       ip: choose(ips, random()),
       tracking: 0,
+      timeZone: 'Europe/Berlin',
       clickedAtMicros: start + i * 37,
     };
   });
@@ -912,7 +914,7 @@ export async function runAnalyticsBench(config: AnalyticsBenchConfig): Promise<A
     await store.ensureSchema();
     raw = new Session(dir);
     rawStream = new Session(dir);
-    const ctx: Ctx = { config, store, raw, rawStream, enricher: new HitEnricher() };
+    const ctx: Ctx = { config, store, raw, rawStream, enricher: new HitEnricher({ salts: new MemoryVisitorSalts() }) };
     const engine = await scalar(raw, 'SELECT version()');
     config.log(`chDB ${engine} at ${dir}`);
     const ingest = await benchIngest(ctx);

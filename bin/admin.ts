@@ -70,7 +70,7 @@ try {
       webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretsKey: config.WEBHOOK_SECRETS_KEY },
       analytics: async () => {
         // The embedded analytics store belongs to one process: not while `npm start` runs on DATA_DIR.
-        if (config.CLICKHOUSE_URL === undefined) dataDirLock ??= lockDataDir(config.DATA_DIR);
+        if (opened.analyticsEmbedded) dataDirLock ??= lockDataDir(config.DATA_DIR);
         const { store } = await opened.analytics();
         await store.rollupBackfill;
         return store;

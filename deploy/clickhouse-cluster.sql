@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS analytics_events_local ON CLUSTER events (
   utm_medium LowCardinality(Nullable(String)),
   utm_campaign Nullable(String),
   bot_category LowCardinality(Nullable(String)),
+  visitor_id Nullable(String),
   ingested_at DateTime64(6, 'UTC') DEFAULT now64(6),
   keep_rank UInt64 MATERIALIZED 18446744073709551615 - toUInt64(toUnixTimestamp64Micro(ingested_at)),
   INDEX ingested_at_minmax ingested_at TYPE minmax GRANULARITY 1,
@@ -72,7 +73,8 @@ ALTER TABLE analytics_events_local ON CLUSTER events ADD COLUMN IF NOT EXISTS or
   ADD COLUMN IF NOT EXISTS utm_medium LowCardinality(Nullable(String)) AFTER utm_source,
   ADD COLUMN IF NOT EXISTS utm_campaign Nullable(String) AFTER utm_medium,
   ADD COLUMN IF NOT EXISTS bot_category LowCardinality(Nullable(String)) AFTER utm_campaign,
-  ADD COLUMN IF NOT EXISTS ingested_at DateTime64(6, 'UTC') DEFAULT now64(6) AFTER bot_category;
+  ADD COLUMN IF NOT EXISTS visitor_id Nullable(String) AFTER bot_category,
+  ADD COLUMN IF NOT EXISTS ingested_at DateTime64(6, 'UTC') DEFAULT now64(6) AFTER visitor_id;
 
 ALTER TABLE analytics_events ON CLUSTER events ADD COLUMN IF NOT EXISTS org_id String FIRST,
   ADD COLUMN IF NOT EXISTS event_id UUID AFTER org_id,
@@ -99,7 +101,8 @@ ALTER TABLE analytics_events ON CLUSTER events ADD COLUMN IF NOT EXISTS org_id S
   ADD COLUMN IF NOT EXISTS utm_medium LowCardinality(Nullable(String)) AFTER utm_source,
   ADD COLUMN IF NOT EXISTS utm_campaign Nullable(String) AFTER utm_medium,
   ADD COLUMN IF NOT EXISTS bot_category LowCardinality(Nullable(String)) AFTER utm_campaign,
-  ADD COLUMN IF NOT EXISTS ingested_at DateTime64(6, 'UTC') DEFAULT now64(6) AFTER bot_category;
+  ADD COLUMN IF NOT EXISTS visitor_id Nullable(String) AFTER bot_category,
+  ADD COLUMN IF NOT EXISTS ingested_at DateTime64(6, 'UTC') DEFAULT now64(6) AFTER visitor_id;
 
 CREATE TABLE IF NOT EXISTS analytics_rollup_15m_local ON CLUSTER events (
   org_id String,

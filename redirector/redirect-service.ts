@@ -135,7 +135,7 @@ export class RedirectService {
     const link = input.link;
     if (decision.hit !== null && link !== null) {
       try {
-        this.#d.hitSink.push(buildRawHit(link, facts, decision.hit, org === null ? 0 : org.trackingMask, nowMs));
+        this.#d.hitSink.push(buildRawHit(link, facts, decision.hit, org, nowMs));
         metrics.hitRecorded();
       } catch (err) {
         this.#d.onError(err);

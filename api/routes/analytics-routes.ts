@@ -20,7 +20,8 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: ApiDeps): vo
 
   app.get('/link/external/v1/analytics/aggregates', { config: { auth: { scope: 'analytics:read', bucket: 'analytics_events' } } }, async (request) => {
     const principal = principalOf(request);
-    return { response: await deps.analytics.aggregates(principal.org, aggregatesRequestOf(request.query as RawQuery)) };
+    const req = aggregatesRequestOf(request.query as RawQuery);
+    return { response: await (req.metric === 'visitors' ? deps.analytics.visitors(principal.org, req) : deps.analytics.aggregates(principal.org, req)) };
   });
 
   // Scope analytics:delete (never given to a key by default), bucket crud.

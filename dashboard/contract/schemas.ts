@@ -11,7 +11,7 @@ import { saveLinkRequestSchema } from '../../shared/links/link-request.ts';
 import { resolveRequestSchema, resolveResponseSchema } from '../../shared/redirects/resolve-link.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks/webhook-events.ts';
 import type { RouteName } from './routes.ts';
-import { aggregateResponseSchema } from '../../shared/analytics/model/aggregate-response.ts';
+import { aggregateResponseSchema, visitorsResponseSchema } from '../../shared/analytics/model/aggregate-response.ts';
 import { GEO_PRECISIONS } from '../../shared/analytics/model/tracking.ts';
 import { DIMENSION_NAMES } from '../../shared/analytics/model/dimensions.ts';
 
@@ -185,6 +185,8 @@ export const SCHEMAS = {
       series: aggregateResponseSchema,
       /** The same series over the period of the same length just before. */
       previous: aggregateResponseSchema,
+      /** The series' distinct visitors (metric=visitors). */
+      visitors: visitorsResponseSchema,
       /** Every dimension's top 10 in the range, with the page's filters. */
       top: z.record(z.enum(DIMENSION_NAMES), aggregateResponseSchema),
       /** The plan has ANALYTICS_EXPORT (the export download answers 402 FE001 otherwise). */

@@ -1,6 +1,7 @@
 // Invariant: the dashboard's analytics reads are the public API's aggregates over the same store
 // (one query-string parser, the same errors), for the session's organisation: the page's series,
-// the same series for the comparison period of its plan (as many days, just before), and every
+// the same series for the comparison period of its plan (as many days, just before), its
+// distinct visitors, and every
 // dimension's top values, answered together, each a typed request derived from the series'. The export download is the API's export, refused with 402 FE001
 // unless the plan has ANALYTICS_EXPORT. Anyone who may see the organisation ('read') may read.
 import { Readable } from 'node:stream';
@@ -21,14 +22,16 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: DashboardDep
     const { groupBy: _groupBy, limit: _limit, ...filters } = query;
     const series = aggregatesRequestOf({ ...filters, groupBy: 'time' });
     const { previous } = reads.planAggregate(org, series);
-    const [seriesAnswer, previousAnswer, ...tops] = await Promise.all([
+    const [seriesAnswer, previousAnswer, visitors, ...tops] = await Promise.all([
       reads.aggregates(org, series),
       reads.aggregates(org, { ...series, ...previous }),
+      reads.visitors(org, { ...series, metric: 'visitors' }),
       ...DIMENSION_NAMES.map((d) => reads.aggregates(org, { ...series, groupBy: d, interval: null, limit: DEFAULT_AGGREGATE_LIMIT })),
     ]);
     return {
       series: seriesAnswer,
       previous: previousAnswer,
+      visitors,
       top: Object.fromEntries(DIMENSION_NAMES.map((d, i) => [d, tops[i] ?? seriesAnswer])) as Record<Dimension, AggregateResponse>,
       exportAllowed: planHasFeature(org.plan, 'ANALYTICS_EXPORT'),
     };

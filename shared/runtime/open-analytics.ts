@@ -19,6 +19,9 @@ import type { Logger } from '../log/logger.ts';
 import type { RedisClient } from '../redis/redis-client.ts';
 import { assertEmbeddedPackages } from './embedded-packages.ts';
 import { SERVER_CHECK_MS, serverUnreachable, SetupError } from './startup.ts';
+import type { VisitorSaltStore } from '../analytics/enrichment/visitor-salts.ts';
+import { MemoryVisitorSalts } from '../analytics/enrichment/memory-visitor-salts.ts';
+import { RedisVisitorSalts } from '../analytics/enrichment/redis-visitor-salts.ts';
 import { PING_SQL } from '../analytics/clickhouse/clickhouse-sql.ts';
 
 export interface AnalyticsBackends {
@@ -31,6 +34,8 @@ export interface AnalyticsBackends {
   spool: EventSpool;
   /** The shared Redis stream that the ingest process backfills; null without Redis. */
   sharedSpool: EventSpool | null;
+  /** The visitor hash's daily salts: in Redis (the fleet's, 48 h TTL), else this process's memory. */
+  visitorSalts: VisitorSaltStore;
 }
 
 /** Every spool a process that backfills everything (ingest, or `npm start`) drains: its own and the shared one. */
@@ -92,7 +97,8 @@ export async function openAnalytics(o: OpenAnalyticsOptions): Promise<OpenedAnal
     await store.close();
     throw err;
   }
-  const backends: AnalyticsBackends = { store, ...spools };
+  const visitorSalts = o.redis ? new RedisVisitorSalts(o.redis, o.prefix) : new MemoryVisitorSalts();
+  const backends: AnalyticsBackends = { store, ...spools, visitorSalts };
   return {
     backends,
     close: async () => {

@@ -45,6 +45,8 @@ export interface Backends {
   workerRegistry: WorkerRegistry | null;
   /** The analytics store and spool, opened on the first call. */
   analytics(): Promise<AnalyticsBackends>;
+  /** The analytics store is chDB under DATA_DIR, which one process at a time may open (the one holding DATA_DIR's lock). */
+  analyticsEmbedded: boolean;
   /** Relays the outbox to the bus from this process until close(). */
   startOutboxRelay(): Promise<void>;
   close(): Promise<void>;
@@ -123,6 +125,7 @@ export async function openBackends(config: CommonConfig, options: OpenBackendsOp
     previewStore: new PostgresPreviewStore(db.sql),
     cacheTier: ports.cacheTier,
     workerRegistry: ports.workerRegistry,
+    analyticsEmbedded: config.CLICKHOUSE_URL === undefined,
     analytics: async () => {
       analytics ??= openAnalytics({
         url: config.CLICKHOUSE_URL,

@@ -130,6 +130,7 @@ describe('OpenAPI document as a contract', () => {
       'groupBy',
       'interval',
       'limit',
+      'metric',
       'osName',
       'referrerDomain',
       'shortCode',

@@ -85,6 +85,8 @@ describe.skipIf(!hasChromium)('dashboard analytics in Chromium', () => {
         countryCode: ['DE', 'US', 'IN', null][i % 4] ?? null,
         deviceType: i % 5 === 0 ? 'MOBILE' : 'DESKTOP',
         browserName: i % 2 ? 'Firefox' : 'Chrome',
+        // 60 people, each four times (a visitor id is an organisation's day's; these stand for one range)
+        visitorId: (i % 60).toString(16).padStart(16, '0'),
       }),
     );
     events.push(eventRecord({ orgId: org.id, createdAtMicros: String(BigInt(now - 60_000) * 1000n), eventType: 'METADATA_PREVIEW' }));
@@ -125,6 +127,10 @@ describe.skipIf(!hasChromium)('dashboard analytics in Chromium', () => {
     await expect.poll(() => chartTable(page)).toEqual(want.data.map((b) => [b.key, b.events]));
     expect(await page.getByRole('img', { name: /240 events by day/ }).count()).toBe(1);
     expect(await page.getByRole('status').filter({ hasText: '240 events' }).textContent()).toContain('previous period');
+    // Visitors beside the events: the API's metric=visitors total for the same range.
+    const people = await api({ groupBy: 'time', from, to: today, metric: 'visitors' });
+    expect(people.total).toBe(60);
+    expect(await page.getByText('60 visitors').count()).toBe(1);
     const countries = page.getByRole('table', { name: 'Countries' });
     expect(await countries.getByRole('button').allTextContents()).toEqual(['DE', 'IN', 'US']);
     expect(await countries.getByRole('row', { name: /Unknown/ }).count()).toBe(1);

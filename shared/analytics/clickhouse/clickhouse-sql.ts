@@ -19,6 +19,7 @@ import {
   type ExportEncoding,
 } from '../events/event-schema.ts';
 import type { BotsFilter } from '../model/event-values.ts';
+import type { AggregateInterval } from '../model/dimensions.ts';
 import { neutraliseFormulaSql } from '../reads/csv-formula-guard.ts';
 import { EVENTS_TABLE } from './events-table.ts';
 import { ROLLUP_TABLE } from './rollup-table.ts';
@@ -278,6 +279,8 @@ function aggregateFilterClauses(f: AggregateFilterFlags): string {
   return filterClauses(f) + f.columns.map(({ param, column }) => `\n  AND ${column} = {${param}:String}`).join('');
 }
 
+const VISITOR_ID = EVENT_FIELDS.visitorId.column;
+
 const AGGREGATE_FROM = (f: AggregateFilterFlags): string => `
 FROM ${EVENTS_TABLE} FINAL
 WHERE org_id = {orgId:String}${CREATED_IN_RANGE}${aggregateFilterClauses(f)}`;
@@ -301,6 +304,45 @@ export function aggregateTopSql(column: string, f: AggregateFilterFlags): string
   return `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
   SELECT CAST(${column} AS Nullable(String)) AS key, count() AS n${AGGREGATE_FROM(f)}
   GROUP BY key)
+ORDER BY n DESC, key ASC NULLS LAST
+LIMIT {limit:UInt32}${READ_SETTINGS}`;
+}
+
+/**
+ * Distinct visitors: uniqCombined64 at precision 19, which counts exactly up to well past 10,000
+ * distinct values and within about 0.3% above (bench/README.md). Rows without a visitor (null) are
+ * not counted.
+ */
+const UNIQ_VISITORS = `uniqCombined64(19)(${VISITOR_ID})`;
+
+/** Each bucket's start in seconds since the epoch, cut in the time zone {tz}: the local hour, day, ISO week (Monday) or month. */
+const BUCKET_START: Readonly<Record<AggregateInterval, string>> = {
+  hour: 'toUnixTimestamp(toStartOfHour(created_at, {tz:String}))',
+  day: 'toUnixTimestamp(toStartOfDay(created_at, {tz:String}))',
+  week: 'toUnixTimestamp(toDateTime(toMonday(created_at, {tz:String}), {tz:String}))',
+  month: 'toUnixTimestamp(toDateTime(toStartOfMonth(created_at, {tz:String}), {tz:String}))',
+};
+
+/**
+ * Distinct visitors per local bucket over raw events (visitor ids change with the organisation's
+ * local day, so a person counts once a day): `start` is the bucket's start in seconds. Params as
+ * aggregateTopSql without limit, plus tz.
+ */
+export function visitorBucketsSql(interval: AggregateInterval, f: AggregateFilterFlags): string {
+  return `SELECT toString(${BUCKET_START[interval]}) AS start, toString(${UNIQ_VISITORS}) AS visitors${AGGREGATE_FROM(f)}
+GROUP BY start${READ_SETTINGS}`;
+}
+
+/** Distinct visitors in the range after the filters. Params as aggregateSlotsSql without the slot. */
+export function visitorTotalSql(f: AggregateFilterFlags): string {
+  return `SELECT toString(${UNIQ_VISITORS}) AS visitors${AGGREGATE_FROM(f)}${READ_SETTINGS}`;
+}
+
+/** The values of one dimension column with the most distinct visitors. Params as aggregateTopSql. */
+export function visitorTopSql(column: string, f: AggregateFilterFlags): string {
+  return `SELECT CAST(${column} AS Nullable(String)) AS key, toString(n) AS visitors, ${UNIQ_VISITORS} AS n${AGGREGATE_FROM(f)}
+GROUP BY key
+HAVING n > 0
 ORDER BY n DESC, key ASC NULLS LAST
 LIMIT {limit:UInt32}${READ_SETTINGS}`;
 }

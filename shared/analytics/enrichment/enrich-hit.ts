@@ -4,12 +4,16 @@
 // (GeoLocator's LRU), one referrer parse. It never fails a value: an unparseable referrer,
 // User-Agent or IP yields nulls, not an error. The client IP itself is never stored. Each enriched
 // field is computed from exactly one fact (ENRICHMENT_SOURCES, checked against the schema by its
-// type). Work is sliced by time (ENRICH_SLICE_MS per event-loop turn), so a batch of never-seen
+// type). The visitor column is computed from the rows' facts under the day's salt
+// (visitor-ids.ts). Work is sliced by time (ENRICH_SLICE_MS per event-loop turn), so a batch of never-seen
 // User-Agents never stalls the process it shares with the redirector.
 import type { EventRecord } from '../events/analytics-event.ts';
 import { recordsFromBatch } from '../events/event-batch.ts';
 import { ENRICHED_FIELDS, type EnrichedField } from '../events/event-schema.ts';
-import { HitBatch, type DistinctFacts, type EnrichedValues, type EnrichmentSource } from '../events/hit-batch.ts';
+import type { TextColumn } from '../events/event-batch.ts';
+import { HitBatch, type DistinctFacts, type EnrichedValues, type EnrichmentSource, type VisitorFacts } from '../events/hit-batch.ts';
+import { VisitorIds } from './visitor-ids.ts';
+import type { VisitorSaltStore } from './visitor-salts.ts';
 import type { RawHit } from '../events/raw-hit.ts';
 import { GeoLocator, NO_GEO, type Geo, type GeoLocatorOptions } from './geo-locator.ts';
 import { UserAgentCache, type UserAgentDetails } from './user-agent-details.ts';
@@ -70,15 +74,24 @@ export function noEnrichment(facts: DistinctFacts): EnrichedValues {
 export interface HitEnricherOptions {
   geo?: GeoLocatorOptions;
   userAgentCacheEntries?: number;
+  /** Where the visitor hash's daily salts live (Redis in a fleet, memory embedded); without it no visit gets a visitor. */
+  salts?: VisitorSaltStore;
 }
 
 export class HitEnricher {
   readonly geo: GeoLocator;
   readonly userAgents: UserAgentCache;
+  readonly #visitors: VisitorIds | null;
 
   constructor(options: HitEnricherOptions = {}) {
     this.geo = new GeoLocator(options.geo);
     this.userAgents = new UserAgentCache(options.userAgentCacheEntries);
+    this.#visitors = options.salts ? new VisitorIds(options.salts) : null;
+  }
+
+  /** The batch's visitor column (visitor-ids.ts). */
+  async visitorColumn(facts: VisitorFacts): Promise<TextColumn> {
+    return this.#visitors ? this.#visitors.column(facts) : { index: new Uint32Array(facts.rows), values: [null] };
   }
 
   /** The enriched fields of every distinct User-Agent, address and referrer of a batch. */
@@ -114,6 +127,7 @@ export class HitEnricher {
   async enrich(hits: readonly RawHit[]): Promise<EventRecord[]> {
     const batch = new HitBatch();
     for (const h of hits) batch.push(h);
-    return recordsFromBatch(batch.toEventBatch(await this.enrichDistinct(batch.distinctFacts()), ENRICHMENT_SOURCES));
+    const enriched = await this.enrichDistinct(batch.distinctFacts());
+    return recordsFromBatch(batch.toEventBatch(enriched, ENRICHMENT_SOURCES, await this.visitorColumn(batch.visitorFacts())));
   }
 }

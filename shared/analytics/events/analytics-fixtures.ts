@@ -37,6 +37,7 @@ export function rawHit(overrides: Partial<Omit<RawHit, 'link'>> & Partial<HitLin
     userAgent: o.userAgent ?? null,
     ip: o.ip ?? null,
     tracking: o.tracking ?? 0,
+    timeZone: o.timeZone ?? 'UTC',
     clickedAtMicros: o.clickedAtMicros ?? Date.now() * 1000,
   };
 }
@@ -54,8 +55,9 @@ export function eventRecord(overrides: Partial<EventRecord> & { orgId: string })
     utmSource: null,
     utmMedium: null,
     utmCampaign: null,
+    visitorId: null,
     ...overrides,
-  };
+  } as EventRecord;
 }
 
 /** `n` records of one organisation, click times spread from `startMicros` by `stepMicros`. */

@@ -17,9 +17,11 @@ export const ANALYTICS_SCHEMA_VERSION = 1;
  * member `linkKey`), `hit` is copied from the raw hit as the redirector built it, `clock` is the
  * click's time, `minted` is the event id (a UUIDv7 of the click's millisecond, minted when the
  * hit's batch is formed), `enriched` is computed in batches from the hit's User-Agent, address or
- * referrer, `constant` is the schema version, `server` is stamped by ClickHouse at insert.
+ * referrer, `visitor` is the keyed hash of the visit's organisation, address and User-Agent under
+ * the salt of the organisation's local day (computed with the batch, null when there is none),
+ * `constant` is the schema version, `server` is stamped by ClickHouse at insert.
  */
-export type FieldOrigin = 'link' | 'hit' | 'clock' | 'minted' | 'enriched' | 'constant' | 'server';
+export type FieldOrigin = 'link' | 'hit' | 'clock' | 'minted' | 'enriched' | 'visitor' | 'constant' | 'server';
 
 /**
  * How the engine prints a field in an export: `uuid` as its text, `instant` as Java's
@@ -94,6 +96,8 @@ export const EVENT_FIELDS = {
   utmMedium: link('utm_medium', LC_NULLABLE, nullableText, 'nullable', 'utmMedium'),
   utmCampaign: link('utm_campaign', 'Nullable(String)', nullableText, 'nullable', 'utmCampaign'),
   botCategory: enriched('bot_category', z.enum(BOT_CATEGORIES).nullable()),
+  /** Storage only: aggregates count its distinct values (metric=visitors); never in an event object, export or webhook. */
+  visitorId: { column: 'visitor_id', clickhouse: 'Nullable(String)', origin: 'visitor', inEvent: false, export: null, schema: nullableText },
   ingestedAt: { column: 'ingested_at', clickhouse: `${DATETIME} DEFAULT now64(6)`, origin: 'server', inEvent: false, export: null, schema: text },
 } as const satisfies Record<string, EventFieldSpec>;
 
@@ -109,8 +113,10 @@ export type EnrichedField = FieldsWhere<{ origin: 'enriched' }>;
 export type LinkField = FieldsWhere<{ origin: 'link' }>;
 /** Fields copied from the raw hit as they are. */
 export type HitField = FieldsWhere<{ origin: 'hit' }>;
+/** The visitor's keyed hash. */
+export type VisitorField = FieldsWhere<{ origin: 'visitor' }>;
 /** Inserted fields held as text (every one but the event id and the click time). */
-export type TextField = LinkField | HitField | EnrichedField;
+export type TextField = LinkField | HitField | EnrichedField | VisitorField;
 /** Fields stored as DateTime64: records carry them as microseconds since the epoch, decimal text. */
 export type InstantField = FieldsWhere<{ clickhouse: `DateTime64${string}` }>;
 
@@ -127,7 +133,9 @@ export const HIT_FIELDS: readonly HitField[] = where<HitField>((f) => f.origin =
 /** Fields the writer inserts (not constants or server stamps), in table order. */
 export type InsertedField = TextField | 'eventId' | 'createdAt';
 export const INSERTED_FIELDS: readonly InsertedField[] = where<InsertedField>((f) => f.origin !== 'constant' && f.origin !== 'server');
-export const TEXT_FIELDS: readonly TextField[] = where<TextField>((f) => f.origin === 'link' || f.origin === 'hit' || f.origin === 'enriched');
+export const TEXT_FIELDS: readonly TextField[] = where<TextField>(
+  (f) => f.origin === 'link' || f.origin === 'hit' || f.origin === 'enriched' || f.origin === 'visitor',
+);
 
 export function isInstantField(name: EventFieldName): name is InstantField {
   return EVENT_FIELDS[name].clickhouse.startsWith('DateTime64');

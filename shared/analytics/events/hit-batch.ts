@@ -1,11 +1,12 @@
 // Invariant: a HitBatch holds queued hits the way the write buffer keeps them: each fact a hit
-// shares with others (its link, type, source, referrer, User-Agent, address) as an index into a
+// shares with others (its link, type, source, referrer, User-Agent, address, time zone) as an index into a
 // dictionary of the batch's distinct values, and its click time as a number, in typed arrays that
 // grow by doubling. push() copies a hit in with one Map lookup per fact and no allocation (but
 // when an array doubles or a value is new), so no object per click outlives its request and each
 // distinct string is kept once (a request's own copy dies young). Enrichment works on the
-// distinct values (distinctFacts), once each; toEventBatch() mints the event ids and hands the
-// arrays over as the batch's columns without copying a row. A hit's tracking mask is kept per row;
+// distinct values (distinctFacts), once each, and the visitor step on the rows' indexes
+// (visitorFacts); toEventBatch() mints the event ids and hands the arrays over as the batch's
+// columns without copying a row. A hit's tracking mask is kept per row;
 // only a batch holding a masked row copies the index of each field a mask nulls.
 import type { EnrichedFields, HitLink } from './analytics-event.ts';
 import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
@@ -42,6 +43,24 @@ export interface DistinctFacts {
 /** The fact each enriched field is computed from. */
 export type EnrichmentSource = keyof DistinctFacts;
 
+/**
+ * What the visitor step reads: per row, indexes into the batch's distinct organisations,
+ * addresses, User-Agents and time zones, the click time and the tracking mask.
+ */
+export interface VisitorFacts {
+  readonly rows: number;
+  readonly org: Uint32Array;
+  readonly orgIds: readonly string[];
+  readonly address: Uint32Array;
+  readonly addresses: readonly (string | null)[];
+  readonly userAgent: Uint32Array;
+  readonly userAgents: readonly (string | null)[];
+  readonly timeZone: Uint32Array;
+  readonly timeZones: readonly string[];
+  readonly micros: Float64Array;
+  readonly tracking: Uint8Array;
+}
+
 /** Every enriched field's values, one per distinct value of its source fact (same order). */
 export type EnrichedValues = { readonly [K in EnrichedField]: readonly EnrichedFields[K][] };
 
@@ -50,6 +69,8 @@ const ROW_BYTES = 64;
 /** Bytes a distinct link costs besides its own (cached) object: its dictionary entries. */
 const LINK_BYTES = 128;
 const INITIAL_ROWS = 256;
+/** No visitor known for any row (toEventBatch without a visitor column). */
+const NO_VISITORS: TextColumn = { index: new Uint32Array(0), values: [null] };
 
 export class HitBatch {
   rows = 0;
@@ -69,6 +90,8 @@ export class HitBatch {
   #address: Uint32Array = new Uint32Array(INITIAL_ROWS);
   #micros: Float64Array = new Float64Array(INITIAL_ROWS);
   #tracking: Uint8Array = new Uint8Array(INITIAL_ROWS);
+  readonly #timeZones = new Dictionary<string>();
+  #timeZone: Uint32Array = new Uint32Array(INITIAL_ROWS);
   /** Every row's tracking mask ORed: 0 while no row is masked. */
   #masks = 0;
 
@@ -85,6 +108,7 @@ export class HitBatch {
     this.#userAgent[row] = this.#textId(this.#userAgents, hit.userAgent);
     this.#address[row] = this.#addressId(hit.ip);
     this.#micros[row] = hit.clickedAtMicros;
+    this.#timeZone[row] = this.#timeZones.id(hit.timeZone);
     if (hit.tracking !== 0) {
       this.#tracking[row] = hit.tracking;
       this.#masks |= hit.tracking;
@@ -98,11 +122,32 @@ export class HitBatch {
     return { userAgent: this.#userAgents.values, address: this.#addresses.values, referrer: this.#referrers.values };
   }
 
+  visitorFacts(): VisitorFacts {
+    const links = this.#links.values;
+    const orgs = new Dictionary<string>();
+    const orgOfLink = links.map((l) => orgs.id(l.orgId));
+    const org = new Uint32Array(this.rows);
+    for (let r = 0; r < this.rows; r++) org[r] = orgOfLink[this.#link[r] as number] as number;
+    return {
+      rows: this.rows,
+      org,
+      orgIds: orgs.values,
+      address: this.#address,
+      addresses: this.#addresses.values,
+      userAgent: this.#userAgent,
+      userAgents: this.#userAgents.values,
+      timeZone: this.#timeZone,
+      timeZones: this.#timeZones.values,
+      micros: this.#micros,
+      tracking: this.#tracking,
+    };
+  }
+
   /**
    * The batch's events: every text column a dictionary over the facts' distinct values (link
    * fields read from the distinct links, enriched fields from `enriched`), event ids minted now.
    */
-  toEventBatch(enriched: EnrichedValues, sourceOf: Readonly<Record<EnrichedField, EnrichmentSource>>): EventBatch {
+  toEventBatch(enriched: EnrichedValues, sourceOf: Readonly<Record<EnrichedField, EnrichmentSource>>, visitors: TextColumn = NO_VISITORS): EventBatch {
     const rows = this.rows;
     const links = this.#links.values;
     const text: Partial<Record<TextField, TextColumn>> = {
@@ -116,6 +161,7 @@ export class HitBatch {
     }
     const indexOf: Readonly<Record<EnrichmentSource, Uint32Array>> = { userAgent: this.#userAgent, address: this.#address, referrer: this.#referrer };
     for (const k of ENRICHED_FIELDS) text[k] = { index: indexOf[sourceOf[k]], values: enriched[k] };
+    text.visitorId = visitors === NO_VISITORS ? { index: new Uint32Array(rows), values: [null] } : visitors;
     if (this.#masks !== 0) this.#applyTracking(text as Record<TextField, TextColumn>, rows);
     const eventIds = new Uint8Array(rows * EVENT_ID_BYTES);
     const createdAtMicros = this.#micros.subarray(0, rows);
@@ -188,6 +234,7 @@ export class HitBatch {
     const micros = new Float64Array(size);
     micros.set(this.#micros);
     this.#micros = micros;
+    this.#timeZone = grown(this.#timeZone);
     const tracking = new Uint8Array(size);
     tracking.set(this.#tracking);
     this.#tracking = tracking;

@@ -1,6 +1,6 @@
-// Invariant: the `response` payload of GET /analytics/aggregates is exactly this schema; the
-// OpenAPI document and the TypeScript type are both derived from it. `interval` is present for
-// groupBy=time only.
+// Invariant: the `response` payload of GET /analytics/aggregates is exactly one of these schemas
+// (metric=events, the default, or metric=visitors); the OpenAPI document and the TypeScript types
+// are derived from them. `interval` is present for groupBy=time only.
 import { z } from 'zod';
 import { AGGREGATE_GROUPS, AGGREGATE_INTERVALS } from './dimensions.ts';
 
@@ -22,3 +22,22 @@ export const aggregateResponseSchema = z.strictObject({
 });
 
 export type AggregateResponse = z.infer<typeof aggregateResponseSchema>;
+
+/** The answer to metric=visitors: the same head, `metric`, and distinct visitors where events were counted. */
+export const visitorsResponseSchema = z.strictObject({
+  groupBy: z.enum(AGGREGATE_GROUPS),
+  interval: z.enum(AGGREGATE_INTERVALS).optional(),
+  timeZone: z.string(),
+  from: z.string(),
+  to: z.string(),
+  metric: z.literal('visitors'),
+  /** Distinct visitors in the range after the filters (a person on two local days counts twice). */
+  total: z.number().int().min(0),
+  /**
+   * time: every bucket of the range in order, zero-filled. Otherwise: the top values by visitors
+   * (descending, then key); `key: null` for an unknown value.
+   */
+  data: z.array(z.strictObject({ key: z.string().nullable(), visitors: z.number().int().min(0) })),
+});
+
+export type VisitorsResponse = z.infer<typeof visitorsResponseSchema>;

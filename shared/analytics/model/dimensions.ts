@@ -92,6 +92,9 @@ export const AGGREGATE_ONLY_DIMENSIONS = DIMENSION_NAMES.filter((d) => !DIMENSIO
 export const AGGREGATE_GROUPS = ['time', ...DIMENSION_NAMES] as const;
 export type AggregateGroup = 'time' | Dimension;
 export const AGGREGATE_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+/** What aggregates count: events (default), or distinct visitors (a person once per local day). */
+export const AGGREGATE_METRICS = ['events', 'visitors'] as const;
+export type AggregateMetric = (typeof AGGREGATE_METRICS)[number];
 export type AggregateInterval = (typeof AGGREGATE_INTERVALS)[number];
 
 export const DEFAULT_AGGREGATE_LIMIT = 10;

@@ -32,6 +32,8 @@ describe('planAggregate: which table answers', () => {
     ['a series of people only (bots=exclude)', { ...APRIL, groupBy: 'time', bots: 'exclude' }, 'UTC', true, 'raw'],
     ['a top list of bots only', { ...APRIL, groupBy: 'shortCode', bots: 'only' }, 'UTC', true, 'raw'],
     ['a series with bots=include (every event, as without)', { ...APRIL, groupBy: 'time', bots: 'include' }, 'UTC', true, 'rollup'],
+    ['distinct visitors (a series)', { ...APRIL, groupBy: 'time', metric: 'visitors' }, 'UTC', true, 'raw'],
+    ['distinct visitors (a top list)', { ...APRIL, groupBy: 'shortCode', metric: 'visitors' }, 'UTC', true, 'raw'],
     ['a top list of bot categories (not counted by the rollup)', { ...APRIL, groupBy: 'botCategory' }, 'UTC', true, 'raw'],
     ['a series of one bot category', { ...APRIL, groupBy: 'time', botCategory: 'mail_scanner' }, 'UTC', true, 'raw'],
     ['a range before the rollup is ready', { ...APRIL, groupBy: 'time' }, 'UTC', false, 'raw'],

@@ -220,12 +220,22 @@ describe('parseAggregatesQuery', () => {
       groupBy: 'time',
       interval: 'day',
       limit: null,
+      metric: 'events',
       filters,
     });
     expect(parseAggregatesQuery({ from: '2026-01-01', to: '2026-01-02', groupBy: 'time' })).toMatchObject({ interval: 'hour' });
     expect(parseAggregatesQuery({ from: '2026-01-01', to: '2026-01-01', groupBy: 'time' })).toMatchObject({ interval: 'hour' });
     expect(parseAggregatesQuery({ from: '2026-01-01', to: '2026-01-03', groupBy: 'time' })).toMatchObject({ interval: 'day' });
     expect(parseAggregatesQuery({ ...range, groupBy: 'TIME', interval: 'Week' })).toMatchObject({ groupBy: 'time', interval: 'week' });
+  });
+
+  it('metric: events by default, visitors on request (any case), anything else VE001 naming both', () => {
+    expect(parseAggregatesQuery({ ...range, groupBy: 'time', metric: 'Visitors' })).toMatchObject({ metric: 'visitors' });
+    expect(parseAggregatesQuery({ ...range, groupBy: 'shortCode', metric: 'events' })).toMatchObject({ metric: 'events' });
+    expect(errorOf(parseAggregatesQuery({ ...range, groupBy: 'time', metric: 'people' }))).toEqual({
+      code: 'VE001',
+      message: "Invalid value 'people' for parameter 'metric'. Valid values: events, visitors",
+    });
   });
 
   it('dimensions: limit defaults to 10, at most 100 (SML002); filters normalised', () => {

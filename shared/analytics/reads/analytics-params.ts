@@ -19,8 +19,10 @@ import { inclusiveDayCount, parseCalendarDate } from './local-day-range.ts';
 import {
   AGGREGATE_GROUPS,
   AGGREGATE_INTERVALS,
+  AGGREGATE_METRICS,
   AGGREGATE_ONLY_DIMENSIONS,
   type AggregateGroup,
+  type AggregateMetric,
   type AggregateInterval,
   type AggregateOnlyDimension,
   DEFAULT_AGGREGATE_LIMIT,
@@ -236,6 +238,8 @@ export interface AggregatesRequest {
   interval: AggregateInterval | null;
   /** Set for the dimensions only. */
   limit: number | null;
+  /** What is counted: events (default) or distinct visitors. */
+  metric: AggregateMetric;
   filters: AggregateFilters;
 }
 
@@ -273,14 +277,15 @@ function parseAggregates(q: RawQuery): AggregatesRequest {
     eventType: base.eventType ?? 'CLICK',
     ...Object.fromEntries(AGGREGATE_ONLY_DIMENSIONS.map((d) => [d, dimensionFilter(q, d)])),
   } as AggregateFilters;
+  const metric = choice(single(q, 'metric'), 'metric', AGGREGATE_METRICS) ?? 'events';
   if (groupBy === 'time') {
     refuse(q, 'limit', 'limit applies to the dimensions, not to groupBy=time (every bucket is answered)');
     const interval =
       choice(single(q, 'interval'), 'interval', AGGREGATE_INTERVALS) ?? (inclusiveDayCount(range.from, range.to) <= HOURLY_DEFAULT_MAX_DAYS ? 'hour' : 'day');
-    return { mode: 'aggregates', ...range, groupBy, interval, limit: null, filters: agg };
+    return { mode: 'aggregates', ...range, groupBy, interval, limit: null, metric, filters: agg };
   }
   refuse(q, 'interval', 'interval applies to groupBy=time only');
-  return { mode: 'aggregates', ...range, groupBy, interval: null, limit: aggregateLimit(q), filters: agg };
+  return { mode: 'aggregates', ...range, groupBy, interval: null, limit: aggregateLimit(q), metric, filters: agg };
 }
 
 /** GET /analytics/aggregates: an aggregates request, or the AppError to answer with. */

@@ -41,6 +41,7 @@ export function storeAnalyticsReads(store: AnalyticsStore): AnalyticsReads {
       return reading(() => (req.mode === 'browse' ? store.browse(org.id, org.timezone, req) : store.sync(org.id, req)));
     },
     aggregates: async (org, req) => reading(() => store.aggregate(org.id, org.timezone, req)),
+    visitors: async (org, req) => reading(() => store.visitors(org.id, org.timezone, req)),
     planAggregate: (org, req) => store.planAggregate(org.timezone, req),
     export: async (org, req) => {
       return {

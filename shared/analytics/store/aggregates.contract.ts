@@ -3,14 +3,16 @@
 // ranges, filters, zones and intervals), each day bucket equals Browse's count for that day, a
 // retried batch and a batch stored twice count once, and buckets are zero-filled local starts
 // with their offset (DST changes, +05:30, +05:45). Called inside the AnalyticsStore contract.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { AnalyticsEvent, EventRecord } from '../events/analytics-event.ts';
-import { eventRecord, isoMicros, newOrgId } from '../events/analytics-fixtures.ts';
+import { CHROME_WINDOWS_UA, eventRecord, isoMicros, newOrgId, rawHit } from '../events/analytics-fixtures.ts';
 import { AGGREGATE_INTERVALS, AGGREGATE_ONLY_DIMENSIONS, DIMENSION_NAMES } from '../model/dimensions.ts';
 import { parseAggregatesQuery, parseEventsQuery, type AggregatesRequest, type BrowseRequest } from '../reads/analytics-params.ts';
 import type { AggregateResponse } from '../model/aggregate-response.ts';
-import { aggregateResponseSchema } from '../model/aggregate-response.ts';
+import { aggregateResponseSchema, visitorsResponseSchema, type VisitorsResponse } from '../model/aggregate-response.ts';
+import { HitEnricher } from '../enrichment/enrich-hit.ts';
+import { MemoryVisitorSalts } from '../enrichment/memory-visitor-salts.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 import { mulberry32 } from '../../../test/support/prng.ts';
@@ -243,5 +245,87 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
     expect(none).toEqual({ groupBy: 'countryCode', timeZone: 'UTC', from: '2026-02-09', to: '2026-02-13', total: 1, data: [{ key: null, events: 1 }] });
     const empty = await aggregate(orgId, 'UTC', { groupBy: 'shortCode', from: '2026-02-09', to: '2026-02-13', shortCode: 'nope-nope' });
     expect(empty).toMatchObject({ total: 0, data: [] });
+  });
+
+  const visitors = async (orgId: string, tz: string, q: Record<string, string>): Promise<VisitorsResponse> => {
+    const r = await getStore().visitors(orgId, tz, aggReq({ ...q, metric: 'visitors' }));
+    expect(visitorsResponseSchema.parse(r)).toEqual(r);
+    return r;
+  };
+  const within1 = (n: number | undefined, exact: number) => {
+    expect(n).toBeGreaterThanOrEqual(Math.floor(exact * 0.99));
+    expect(n).toBeLessThanOrEqual(Math.ceil(exact * 1.01));
+  };
+
+  it('visitors: exact for 5,000 distinct in a bucket, within 1% for 12,000; one visitor twice counts once; events without one count none', async () => {
+    const orgId = newOrgId();
+    const id = (i: number, set: string) => createHash('sha256').update(`${set}:${i}`).digest('hex').slice(0, 16);
+    const second = 1_000_000n;
+    const june10 = isoMicros('2026-06-10T08:00:00Z');
+    const june11 = isoMicros('2026-06-11T08:00:00Z');
+    const rows: EventRecord[] = [
+      ...Array.from({ length: 5000 }, (_, i) =>
+        eventRecord({ orgId, createdAtMicros: (june10 + BigInt(i) * second).toString(), visitorId: id(i, 'a'), shortCode: 'five' }),
+      ),
+      // The same 5,000 again later that day.
+      ...Array.from({ length: 5000 }, (_, i) =>
+        eventRecord({ orgId, createdAtMicros: (june10 + 7200n * second + BigInt(i) * second).toString(), visitorId: id(i, 'a'), shortCode: 'five' }),
+      ),
+      ...Array.from({ length: 12_000 }, (_, i) =>
+        eventRecord({ orgId, createdAtMicros: (june11 + BigInt(i) * second).toString(), visitorId: id(i, 'b'), shortCode: 'twelve' }),
+      ),
+      ...Array.from({ length: 300 }, (_, i) =>
+        eventRecord({ orgId, createdAtMicros: (june10 + BigInt(i) * second).toString(), visitorId: null, shortCode: 'anon' }),
+      ),
+    ];
+    await getStore().insert(rows, randomUUID());
+    const days = await visitors(orgId, 'UTC', { groupBy: 'time', from: '2026-06-10', to: '2026-06-12', interval: 'day' });
+    expect(days.metric).toBe('visitors');
+    expect(days.data[0]).toEqual({ key: '2026-06-10T00:00:00+00:00', visitors: 5000 });
+    within1(days.data[1]?.visitors, 12_000);
+    expect(days.data[2]).toEqual({ key: '2026-06-12T00:00:00+00:00', visitors: 0 });
+    within1(days.total, 17_000);
+    const top = await visitors(orgId, 'UTC', { groupBy: 'shortCode', from: '2026-06-10', to: '2026-06-11' });
+    expect(top.data.map((d) => d.key)).toEqual(['twelve', 'five']);
+    expect(top.data[1]?.visitors).toBe(5000);
+    const five = await visitors(orgId, 'UTC', { groupBy: 'time', from: '2026-06-10', to: '2026-06-10', shortCode: 'five' });
+    expect(five.total).toBe(5000);
+    expect(five.interval).toBe('hour');
+    // 08:00–09:23 and 10:00–11:23: each hour holds its own distinct visitors.
+    expect(five.data.filter((b) => b.visitors > 0).map((b) => b.visitors)).toEqual([3600, 1400, 3600, 1400]);
+    // The events metric is untouched: every event counts.
+    expect((await aggregate(orgId, 'UTC', { groupBy: 'time', from: '2026-06-10', to: '2026-06-11', interval: 'day' })).total).toBe(22_300);
+  }, 120_000);
+
+  it('visitors: the same person is one visitor a local day and two on two days, per organisation; bots are set apart', async () => {
+    const orgId = newOrgId();
+    const other = newOrgId();
+    const enricher = new HitEnricher({ salts: new MemoryVisitorSalts() });
+    const person = { ip: '8.8.8.8', userAgent: CHROME_WINDOWS_UA, timeZone: 'Europe/Berlin' };
+    const at = (iso: string) => Number(isoMicros(iso));
+    const hits = [
+      rawHit({ orgId, ...person, clickedAtMicros: at('2026-06-10T10:00:00Z') }), // 12:00, 10 June in Berlin
+      rawHit({ orgId, ...person, clickedAtMicros: at('2026-06-10T21:30:00Z') }), // 23:30, 10 June
+      rawHit({ orgId, ...person, clickedAtMicros: at('2026-06-10T22:30:00Z') }), // 00:30, 11 June
+      rawHit({ orgId, ...person, ip: '8.8.4.4', clickedAtMicros: at('2026-06-10T10:00:00Z') }), // another address: another visitor
+      rawHit({ orgId, ...person, userAgent: 'curl/8.5.0', clickedAtMicros: at('2026-06-10T11:00:00Z') }), // a bot
+      rawHit({ orgId: other, ...person, clickedAtMicros: at('2026-06-10T10:00:00Z') }),
+      rawHit({ orgId, ...person, ip: null, clickedAtMicros: at('2026-06-10T12:00:00Z') }), // no address: no visitor
+    ];
+    const records = await enricher.enrich(hits);
+    const ids = records.map((r) => r.visitorId);
+    expect(ids[0]).toMatch(/^[0-9a-f]{16}$/);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
+    expect(ids[5]).not.toBe(ids[0]);
+    expect(ids[6]).toBeNull();
+    await getStore().insert(records, randomUUID());
+    const q = { groupBy: 'time', from: '2026-06-10', to: '2026-06-11', interval: 'day' };
+    const all = await visitors(orgId, 'Europe/Berlin', q);
+    expect(all.data.map((b) => b.visitors)).toEqual([3, 1]);
+    expect(all.total).toBe(4);
+    expect((await visitors(orgId, 'Europe/Berlin', { ...q, bots: 'exclude' })).data.map((b) => b.visitors)).toEqual([2, 1]);
+    expect((await visitors(orgId, 'Europe/Berlin', { ...q, bots: 'only' })).total).toBe(1);
+    expect((await visitors(other, 'Europe/Berlin', q)).total).toBe(1);
   });
 }

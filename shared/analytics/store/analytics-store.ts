@@ -25,7 +25,7 @@ import type { EventPage } from '../reads/event-page.ts';
 import { feedPageOf, parseFeedLines, type FeedPage, type FeedPosition } from '../reads/feed-page.ts';
 import { toAnalyticsEvent } from '../events/analytics-event.ts';
 import type { AggregateFilters, AggregatesRequest, BrowseRequest, EventFilters, ExportRequest, SyncRequest } from '../reads/analytics-params.ts';
-import type { AggregateResponse } from '../model/aggregate-response.ts';
+import type { AggregateResponse, VisitorsResponse } from '../model/aggregate-response.ts';
 import { bucketSlots } from '../reads/time-buckets.ts';
 import { EVENT_FIELD_NAMES, EVENT_FIELDS } from '../events/event-schema.ts';
 import { AGGREGATE_ONLY_DIMENSIONS, DEFAULT_AGGREGATE_LIMIT, type Dimension } from '../model/dimensions.ts';
@@ -34,6 +34,9 @@ import { encodeBrowseCursor } from '../reads/browse-cursor.ts';
 import {
   aggregateSlotsSql,
   aggregateTopSql,
+  visitorBucketsSql,
+  visitorTopSql,
+  visitorTotalSql,
   ROLLUP_TOP_SQL,
   rollupSlotsSql,
   type AggregateFilterFlags,
@@ -444,6 +447,39 @@ export class AnalyticsStore {
             params,
           );
     return { plan, response: { ...head, total: Number(rows[0]?.total ?? 0), data: rows.map((r) => ({ key: r.key, events: Number(r.events) })) } };
+  }
+
+  /** metric=visitors: distinct visitors per bucket or per value, from raw events (the plan's range and buckets). */
+  async visitors(orgId: string, timeZone: string, req: AggregatesRequest): Promise<VisitorsResponse> {
+    const plan = this.planAggregate(timeZone, req);
+    const params: Record<string, string | number> = {
+      orgId,
+      fromMicros: plan.fromMicros.toString(),
+      toMicros: plan.toMicros.toString(),
+      ...aggregateFilterParams(req.filters),
+    };
+    const flags = aggregateFilterFlags(req.filters);
+    const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to, metric: 'visitors' as const };
+    const [total] = await this.transport.queryRows<{ visitors: string }>(this.#read(visitorTotalSql(flags)), params);
+    if (plan.buckets !== null && plan.interval !== null) {
+      const { buckets, interval } = plan;
+      const rows = await this.transport.queryRows<{ start: string; visitors: string }>(this.#read(visitorBucketsSql(interval, flags)), {
+        ...params,
+        tz: timeZone,
+      });
+      // Each row's local bucket start, placed among the buckets' (a row is never summed with another: one start, one bucket).
+      const counts = bucketSlots(
+        buckets,
+        rows.map((r) => ({ slot: Number(r.start), events: Number(r.visitors) })),
+      );
+      const data = buckets.keys.map((key, i) => ({ key, visitors: counts[i] ?? 0 }));
+      return { ...head, interval, total: Number(total?.visitors ?? 0), data };
+    }
+    const rows = await this.transport.queryRows<{ key: string | null; visitors: string }>(
+      this.#read(visitorTopSql(EVENT_FIELDS[req.groupBy as Dimension].column, flags)),
+      { ...params, limit: req.limit ?? DEFAULT_AGGREGATE_LIMIT },
+    );
+    return { ...head, total: Number(total?.visitors ?? 0), data: rows.map((r) => ({ key: r.key, visitors: Number(r.visitors) })) };
   }
 
   /** Active partitions of the events table or the rollup (every replica's, on a cluster). */

@@ -6,6 +6,7 @@
 // after this, so nothing accepted is lost.
 import type { Logger } from '../../log/logger.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
+import type { VisitorSaltStore } from '../enrichment/visitor-salts.ts';
 import type { AnalyticsStore } from '../store/analytics-store.ts';
 import { BackfillWorker } from './backfill-worker.ts';
 import type { EventSpool } from './event-spool.ts';
@@ -16,6 +17,8 @@ export interface AnalyticsPipelineOptions {
   spool: EventSpool;
   /** Spools this process moves back into the store, one backfill worker each. */
   backfill: readonly EventSpool[];
+  /** The visitor hash's daily salts (default this process's memory). */
+  visitorSalts?: VisitorSaltStore;
   buffer?: Pick<EventWriteBufferOptions, 'maxBatch' | 'flushIntervalMs' | 'maxQueuedEvents' | 'insertTimeoutMs' | 'storeCooldownMs'>;
   /** The process's logger; the pipeline logs store and spool failures (one line per 5 s), drops and where it writes. */
   logger: Logger;
@@ -55,7 +58,7 @@ export function createAnalyticsPipeline(o: AnalyticsPipelineOptions): AnalyticsP
       dropsSinceLog = 0;
     },
     store,
-    enricher: new HitEnricher(),
+    enricher: new HitEnricher({ salts: o.visitorSalts }),
     spool,
     onSpooled: () => {
       for (const b of backfill) b.kick();

@@ -1,5 +1,5 @@
 // Invariant: a batch of hits is saved once it is enriched (once per distinct value; a failed
-// enrichment keeps the raw facts) and given a fresh dedup token: it is inserted into the store
+// enrichment keeps the raw facts, a failed visitor step leaves the visitors null) and given a fresh dedup token: it is inserted into the store
 // within insertTimeoutMs, or else handed to the spool with that same token, in entries of at most
 // SPOOL_ENTRY_EVENTS; a batch neither took is handed back to the caller, which retries it with its
 // token. After a failed insert the store is skipped (batches go straight to the spool) until
@@ -9,14 +9,16 @@
 import { randomUUID } from 'node:crypto';
 import { Failover } from '../../failover/failover.ts';
 import { ENRICHMENT_SOURCES, noEnrichment } from '../enrichment/enrich-hit.ts';
-import { recordsFromBatch, type EventBatch } from '../events/event-batch.ts';
-import type { DistinctFacts, EnrichedValues, HitBatch } from '../events/hit-batch.ts';
+import { recordsFromBatch, type EventBatch, type TextColumn } from '../events/event-batch.ts';
+import type { DistinctFacts, EnrichedValues, HitBatch, VisitorFacts } from '../events/hit-batch.ts';
 import type { EventInserter } from './event-inserter.ts';
 import type { EventSpool, SpooledBatch } from './event-spool.ts';
 
 export interface HitEnrichment {
   /** The enriched fields of every distinct User-Agent, address and referrer of a batch. */
   enrichDistinct(facts: DistinctFacts): Promise<EnrichedValues>;
+  /** The batch's visitor column. */
+  visitorColumn(facts: VisitorFacts): Promise<TextColumn>;
 }
 
 /** A batch on its way to the store: its events and the dedup token every retry reuses. */
@@ -126,7 +128,13 @@ export class EventBatchSaver {
       this.#o.onError?.(err, 'enrich');
       enriched = noEnrichment(facts); // the raw facts only: nothing is lost
     }
-    return { token: randomUUID(), batch: hits.toEventBatch(enriched, ENRICHMENT_SOURCES) };
+    let visitors: TextColumn | undefined;
+    try {
+      visitors = await this.#o.enricher.visitorColumn(hits.visitorFacts());
+    } catch (err) {
+      this.#o.onError?.(err, 'enrich'); // no visitors for this batch; its events are kept
+    }
+    return { token: randomUUID(), batch: hits.toEventBatch(enriched, ENRICHMENT_SOURCES, visitors) };
   }
 
   /** Inserts the batch, or spools it (as records) with the same token; the batch when neither took it. */

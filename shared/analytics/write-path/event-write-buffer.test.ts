@@ -174,16 +174,19 @@ describe('EventWriteBuffer', () => {
     await spool.close();
   });
 
-  it('keeps the raw facts when enrichment fails', async () => {
+  it('keeps the raw facts when enrichment fails, and the events when the visitor step fails', async () => {
     const orgId = newOrgId();
     const errors: string[] = [];
     const buf = buffer(await newSpool(), {
-      enricher: { enrichDistinct: () => Promise.reject(new Error('mmdb missing')) },
+      enricher: {
+        enrichDistinct: () => Promise.reject(new Error('mmdb missing')),
+        visitorColumn: () => Promise.reject(new Error('no salt')),
+      },
       onError: (_e, ctx) => errors.push(ctx),
     });
     buf.push(rawHit({ orgId, ip: '8.8.8.8', referrer: 'https://a.example/' }));
     await buf.close();
-    expect(errors).toEqual(['enrich']);
+    expect(errors).toEqual(['enrich', 'enrich']);
     expect(await store.countEvents(orgId)).toBe(1);
   });
 });

@@ -155,6 +155,10 @@ function AnalyticsPage() {
             {data.previous.to}: {before.toLocaleString('en-GB')}
             {change === null ? '' : ` (${change > 0 ? '+' : ''}${change} %)`}.
           </p>
+          <p className="visitors">
+            <strong>{data.visitors.total.toLocaleString('en-GB')} visitors</strong> in the same range (a person counts once a day; nobody is tracked from one
+            day to the next).
+          </p>
           <TimeSeriesChart
             title={`Events from ${data.series.from} to ${data.series.to}`}
             timeZone={timeZone}
