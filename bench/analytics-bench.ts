@@ -397,6 +397,8 @@ export function generatorSql(): string {
     utm_source: `if(rm % 10 < 3, ${pickSql(UTM_SOURCES, 'intDiv(rm, 10)')}, NULL)`,
     utm_medium: `if(rm % 10 < 3, ${pickSql(UTM_MEDIUMS, 'intDiv(rm, 100)')}, NULL)`,
     utm_campaign: `if(rm % 10 < 3, ${pickSql(UTM_CAMPAIGNS, 'intDiv(rm, 1000)')}, NULL)`,
+    // One of 200,000 people, hashed with the click's UTC day (a new visitor id each day, as the salt makes it).
+    visitor_id: `lower(hex(reinterpretAsFixedString(cityHash64(rv % 200000, intDiv(toInt64({baseMicros:Int64}) + toInt64(rt % {spanMicros:UInt64}), 86400000000)))))`,
   };
   const select = cols.map((c) => {
     const e = exprs[c];
@@ -408,7 +410,7 @@ SELECT
 ${select.join(',\n')}
 FROM (
   SELECT number, rand(1) % 100 AS o, rand64(2) AS rt, rand(3) AS rl, toUInt32(pow(randCanonical(4), 3) * ${CODES}) AS code,
-    rand(5) AS rty, rand(6) AS rs, rand(7) AS rr, rand(8) AS rg, rand(9) AS ru, rand(10) AS rm
+    rand(5) AS rty, rand(6) AS rs, rand(7) AS rr, rand(8) AS rg, rand(9) AS ru, rand(10) AS rm, rand(11) AS rv
   FROM numbers_mt({n:UInt64})
 )
 SETTINGS max_threads = 2, max_insert_threads = 2`;
