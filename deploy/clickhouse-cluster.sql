@@ -104,37 +104,41 @@ ALTER TABLE analytics_events ON CLUSTER events ADD COLUMN IF NOT EXISTS org_id S
   ADD COLUMN IF NOT EXISTS visitor_id Nullable(String) AFTER bot_category,
   ADD COLUMN IF NOT EXISTS ingested_at DateTime64(6, 'UTC') DEFAULT now64(6) AFTER visitor_id;
 
-CREATE TABLE IF NOT EXISTS analytics_rollup_15m_local ON CLUSTER events (
+DROP VIEW IF EXISTS analytics_rollup_15m_mv ON CLUSTER events;
+
+CREATE TABLE IF NOT EXISTS analytics_rollup_15m_v2_local ON CLUSTER events (
   org_id String,
   event_type LowCardinality(String),
   dimension LowCardinality(String),
+  people UInt8,
   value Nullable(String),
   slot DateTime('UTC'),
   events UInt64
 )
-ENGINE = ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/{database}/analytics_rollup_15m', '{replica}', events)
+ENGINE = ReplicatedSummingMergeTree('/clickhouse/tables/{shard}/{database}/analytics_rollup_15m_v2', '{replica}', events)
 PARTITION BY toYYYYMM(slot)
-ORDER BY (org_id, event_type, dimension, value, slot)
+ORDER BY (org_id, event_type, dimension, people, value, slot)
 SETTINGS allow_nullable_key = 1, replicated_deduplication_window = 100000;
 
-CREATE TABLE IF NOT EXISTS analytics_rollup_15m ON CLUSTER events AS analytics_rollup_15m_local
-ENGINE = Distributed(events, currentDatabase(), analytics_rollup_15m_local, cityHash64(org_id));
+CREATE TABLE IF NOT EXISTS analytics_rollup_15m_v2 ON CLUSTER events AS analytics_rollup_15m_v2_local
+ENGINE = Distributed(events, currentDatabase(), analytics_rollup_15m_v2_local, cityHash64(org_id));
 
-CREATE TABLE IF NOT EXISTS analytics_rollup_backfill_local ON CLUSTER events (
+CREATE TABLE IF NOT EXISTS analytics_rollup_v2_backfill_local ON CLUSTER events (
   partition_id String,
   t0_micros Int64,
   done UInt8
 )
-ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/analytics_rollup_backfill', '{replica}', done)
+ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/analytics_rollup_v2_backfill', '{replica}', done)
 ORDER BY partition_id;
 
-CREATE TABLE IF NOT EXISTS analytics_rollup_backfill ON CLUSTER events AS analytics_rollup_backfill_local
-ENGINE = Distributed(events, currentDatabase(), analytics_rollup_backfill_local, cityHash64(partition_id));
+CREATE TABLE IF NOT EXISTS analytics_rollup_v2_backfill ON CLUSTER events AS analytics_rollup_v2_backfill_local
+ENGINE = Distributed(events, currentDatabase(), analytics_rollup_v2_backfill_local, cityHash64(partition_id));
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS analytics_rollup_15m_mv ON CLUSTER events TO analytics_rollup_15m_local AS
-SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, slot, sum(n) AS events
+CREATE MATERIALIZED VIEW IF NOT EXISTS analytics_rollup_15m_v2_mv ON CLUSTER events TO analytics_rollup_15m_v2_local AS
+SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.3 AS people, d.2 AS value, slot, sum(n) AS events
 FROM (
-  SELECT org_id, event_type, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, short_code, country_code, device_type, browser_name, os_name, referrer_domain, click_source, utm_source, utm_medium, utm_campaign, count() AS n
+  SELECT org_id, event_type, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, short_code, country_code, device_type, browser_name, os_name, referrer_domain, click_source, utm_source, utm_medium, utm_campaign,
+    isNull(bot_category) AS person, count() AS n
   FROM analytics_events_local
   WHERE ingested_at >= fromUnixTimestamp64Micro(0, 'UTC')
     AND (org_id, created_at, event_id) NOT IN (
@@ -143,8 +147,8 @@ FROM (
       AND created_at >= (SELECT min(created_at) FROM analytics_events_local)
       AND created_at <= (SELECT max(created_at) FROM analytics_events_local)
       AND ingested_at < (SELECT min(ingested_at) FROM analytics_events_local))
-  GROUP BY org_id, event_type, slot, short_code, country_code, device_type, browser_name, os_name, referrer_domain, click_source, utm_source, utm_medium, utm_campaign)
-ARRAY JOIN [tuple('time', CAST(NULL AS Nullable(String))), tuple('shortCode', CAST(short_code AS Nullable(String))), tuple('countryCode', CAST(country_code AS Nullable(String))), tuple('deviceType', CAST(device_type AS Nullable(String))), tuple('browserName', CAST(browser_name AS Nullable(String))), tuple('osName', CAST(os_name AS Nullable(String))), tuple('referrerDomain', CAST(referrer_domain AS Nullable(String))), tuple('clickSource', CAST(click_source AS Nullable(String))), tuple('utmSource', CAST(utm_source AS Nullable(String))), tuple('utmMedium', CAST(utm_medium AS Nullable(String))), tuple('utmCampaign', CAST(utm_campaign AS Nullable(String)))] AS d
-GROUP BY org_id, event_type, dimension, value, slot;
+  GROUP BY org_id, event_type, slot, short_code, country_code, device_type, browser_name, os_name, referrer_domain, click_source, utm_source, utm_medium, utm_campaign, person)
+ARRAY JOIN arrayConcat([tuple('time', CAST(NULL AS Nullable(String)), toUInt8(0)), tuple('shortCode', CAST(short_code AS Nullable(String)), toUInt8(0)), tuple('countryCode', CAST(country_code AS Nullable(String)), toUInt8(0)), tuple('deviceType', CAST(device_type AS Nullable(String)), toUInt8(0)), tuple('browserName', CAST(browser_name AS Nullable(String)), toUInt8(0)), tuple('osName', CAST(os_name AS Nullable(String)), toUInt8(0)), tuple('referrerDomain', CAST(referrer_domain AS Nullable(String)), toUInt8(0)), tuple('clickSource', CAST(click_source AS Nullable(String)), toUInt8(0)), tuple('utmSource', CAST(utm_source AS Nullable(String)), toUInt8(0)), tuple('utmMedium', CAST(utm_medium AS Nullable(String)), toUInt8(0)), tuple('utmCampaign', CAST(utm_campaign AS Nullable(String)), toUInt8(0))], if(person, [tuple('time', CAST(NULL AS Nullable(String)), toUInt8(1)), tuple('shortCode', CAST(short_code AS Nullable(String)), toUInt8(1)), tuple('countryCode', CAST(country_code AS Nullable(String)), toUInt8(1)), tuple('deviceType', CAST(device_type AS Nullable(String)), toUInt8(1)), tuple('browserName', CAST(browser_name AS Nullable(String)), toUInt8(1)), tuple('osName', CAST(os_name AS Nullable(String)), toUInt8(1)), tuple('referrerDomain', CAST(referrer_domain AS Nullable(String)), toUInt8(1)), tuple('clickSource', CAST(click_source AS Nullable(String)), toUInt8(1)), tuple('utmSource', CAST(utm_source AS Nullable(String)), toUInt8(1)), tuple('utmMedium', CAST(utm_medium AS Nullable(String)), toUInt8(1)), tuple('utmCampaign', CAST(utm_campaign AS Nullable(String)), toUInt8(1))], [])) AS d
+GROUP BY org_id, event_type, dimension, people, value, slot;
 
 ALTER TABLE analytics_events_local ON CLUSTER events MODIFY SETTING merge_selector_base = 10;

@@ -13,6 +13,8 @@ import {
   CREATE_ROLLUP_TABLE,
   createClusterRollupView,
   createRollupView,
+  dropLegacyRollupTables,
+  dropLegacyRollupView,
   ROLLUP_BACKFILL_TABLE,
   ROLLUP_T0_LEAD_MS,
   ROLLUP_TABLE,
@@ -50,6 +52,10 @@ export interface AnalyticsSchema {
   readonly markDoneSql: string;
   /** Appended to a read's SETTINGS list ('' on one node). */
   readSettingsSql(read: 'sync' | 'other'): string;
+  /** Drops the first rollup's view, before this one's is made (it would go on counting). */
+  readonly dropLegacyView: string;
+  /** Drops the first rollup's tables, once this one's backfill is done. */
+  readonly dropLegacyTables: readonly string[];
 }
 
 const MARK_DONE_COLUMNS = `${ROLLUP_BACKFILL_TABLE} (partition_id, t0_micros, done)`;
@@ -71,6 +77,8 @@ const SINGLE_NODE: AnalyticsSchema = {
   insertSettingsSql: '',
   markDoneSql: `INSERT INTO ${MARK_DONE_COLUMNS} ${MARK_DONE_VALUES}`,
   readSettingsSql: () => '',
+  dropLegacyView: dropLegacyRollupView(''),
+  dropLegacyTables: dropLegacyRollupTables(null),
 };
 
 /** The schema and statement settings for one node (`cluster` null) or for a cluster. */
@@ -95,12 +103,14 @@ export function analyticsSchema(cluster: ClusterOptions | null): AnalyticsSchema
     insertSettingsSql: insertSql,
     markDoneSql: `INSERT INTO ${MARK_DONE_COLUMNS} SETTINGS ${insertSql.slice(2)} ${MARK_DONE_VALUES}`,
     readSettingsSql: (read) => clusterReadSettingsSql(cluster, read),
+    dropLegacyView: dropLegacyRollupView(` ON CLUSTER ${c}`),
+    dropLegacyTables: dropLegacyRollupTables(c),
   };
 }
 
 /** Every DDL statement ensureSchema runs, in order, with the view counting from `t0Micros`. */
 export function schemaStatements(schema: AnalyticsSchema, t0Micros: bigint): string[] {
-  return [...schema.eventsTables, ...schema.rollupTables, schema.view(t0Micros), schema.tune];
+  return [...schema.eventsTables, schema.dropLegacyView, ...schema.rollupTables, schema.view(t0Micros), schema.tune];
 }
 
 /** The cluster name deploy/clickhouse-cluster.sql is printed for (the fleet overlay's CLICKHOUSE_CLUSTER). */

@@ -348,32 +348,48 @@ LIMIT {limit:UInt32}${READ_SETTINGS}`;
 }
 
 /**
- * Events per 15-minute slot from the rollup, for one dimension value (the plain series:
- * dimension 'time', value NULL). Params: orgId, eventType, dimension, [value], fromSeconds,
- * toSeconds (both on the slot grid).
+ * The rollup's rows a bots filter reads, and what each adds: every event (people 0), people only
+ * (people 1), or bots only (every event less people: the people rows subtract; a purge's
+ * two's-complement rows read as their negative Int64, so the sum stays exact).
  */
-export function rollupSlotsSql(hasValue: boolean): string {
-  return `SELECT toString(toUnixTimestamp(r.slot)) AS slot, toString(sum(r.events)) AS events
+const ROLLUP_BOTS: Readonly<Record<BotsFilter, { where: string; events: string }>> = {
+  include: { where: 'AND r.people = 0', events: 'r.events' },
+  exclude: { where: 'AND r.people = 1', events: 'r.events' },
+  only: { where: '', events: 'if(r.people = 0, toInt64(r.events), -toInt64(r.events))' },
+};
+
+/**
+ * Events per 15-minute slot from the rollup, for one dimension value (the plain series:
+ * dimension 'time', value NULL) and a bots filter. Params: orgId, eventType, dimension, [value],
+ * fromSeconds, toSeconds (both on the slot grid).
+ */
+export function rollupSlotsSql(hasValue: boolean, bots: BotsFilter = 'include'): string {
+  const b = ROLLUP_BOTS[bots];
+  return `SELECT toString(toUnixTimestamp(r.slot)) AS slot, toString(sum(${b.events})) AS events
 FROM ${ROLLUP_TABLE} AS r
-WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dimension = {dimension:String}
+WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dimension = {dimension:String} ${b.where}
   AND ${hasValue ? 'r.value = {value:String}' : 'isNull(r.value)'}
   AND r.slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND r.slot < toDateTime({toSeconds:Int64}, 'UTC')
 GROUP BY r.slot${READ_SETTINGS}`;
 }
 
 /**
- * One dimension's top values from the rollup, with the range's total. A value whose events were
- * all purged sums to zero until a merge drops it: it is not a top value. Params as rollupSlotsSql, plus limit.
+ * One dimension's top values from the rollup under a bots filter, with the range's total. A value
+ * whose events were all purged (or, for bots only, that only people sent) sums to zero: it is not
+ * a top value. Params as rollupSlotsSql, plus limit.
  */
-export const ROLLUP_TOP_SQL = `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
-  SELECT value AS key, sum(events) AS n
-  FROM ${ROLLUP_TABLE}
-  WHERE org_id = {orgId:String} AND event_type = {eventType:String} AND dimension = {dimension:String}
-    AND slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND slot < toDateTime({toSeconds:Int64}, 'UTC')
+export function rollupTopSql(bots: BotsFilter = 'include'): string {
+  const b = ROLLUP_BOTS[bots];
+  return `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
+  SELECT r.value AS key, sum(${b.events}) AS n
+  FROM ${ROLLUP_TABLE} AS r
+  WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dimension = {dimension:String} ${b.where}
+    AND r.slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND r.slot < toDateTime({toSeconds:Int64}, 'UTC')
   GROUP BY key
   HAVING n != 0)
 ORDER BY n DESC, key ASC NULLS LAST
 LIMIT {limit:UInt32}${READ_SETTINGS}`;
+}
 
 /** Visible (deduplicated) events of one organisation. Params: orgId. */
 export const COUNT_EVENTS_SQL = `SELECT toString(count()) AS n FROM ${EVENTS_TABLE} FINAL WHERE org_id = {orgId:String}${READ_SETTINGS}`;

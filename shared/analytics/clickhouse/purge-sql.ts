@@ -45,14 +45,14 @@ WHERE ${purgeWhere(s)}`;
  * blocks, and two purges may well write identical ones).
  */
 export function purgeRollupSql(s: PurgeSelection, sign: 'add' | 'subtract', settings: string): string {
-  return `INSERT INTO ${ROLLUP_TABLE} (org_id, event_type, dimension, value, slot, events)
+  return `INSERT INTO ${ROLLUP_TABLE} (org_id, event_type, dimension, people, value, slot, events)
 SETTINGS ${settings}
-SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.2 AS value,
+SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.3 AS people, d.2 AS value,
   toDateTime(toStartOfFifteenMinutes(${col('createdAt')}), 'UTC') AS slot, ${sign === 'subtract' ? 'toUInt64(0) - count()' : 'count()'} AS events
 FROM ${EVENTS_TABLE} FINAL
 ${DIMENSION_ROWS}
 WHERE ${purgeWhere(s)}
-GROUP BY org_id, event_type, dimension, value, slot`;
+GROUP BY org_id, event_type, dimension, people, value, slot`;
 }
 
 /** Removes every stored copy of the selected events (a lightweight delete, answered once applied). `table`: the events table, or each shard's local one `ON CLUSTER`. */

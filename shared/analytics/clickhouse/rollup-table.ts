@@ -1,5 +1,6 @@
 // Invariant: the aggregates rollup is generated here from the event schema: a SummingMergeTree of
-// event counts per (organisation, event type, dimension, value, 15-minute UTC slot), fed by a
+// event counts per (organisation, event type, dimension, people, value, 15-minute UTC slot), where
+// `people` 0 counts every event and 1 people's only (no bot category), fed by a
 // materialized view on the events table, in the same database (single node) or on each shard's
 // local tables (CLICKHOUSE_CLUSTER). Reads always sum (a part may hold a key twice until merged).
 //
@@ -33,10 +34,15 @@ import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { distributedTable, localTable, replicatedEngine } from './cluster-layout.ts';
 import { DEDUPLICATION_WINDOW, EVENTS_TABLE } from './events-table.ts';
 
-export const ROLLUP_TABLE = 'analytics_rollup_15m';
-export const ROLLUP_VIEW = 'analytics_rollup_15m_mv';
+export const ROLLUP_TABLE = 'analytics_rollup_15m_v2';
+export const ROLLUP_VIEW = 'analytics_rollup_15m_v2_mv';
 /** Which partitions of the events table were counted into the rollup, and at which t0. */
-export const ROLLUP_BACKFILL_TABLE = 'analytics_rollup_backfill';
+export const ROLLUP_BACKFILL_TABLE = 'analytics_rollup_v2_backfill';
+/**
+ * The first rollup's objects (no `people` rows). A start drops its view, so it counts nothing
+ * more, and its tables once this rollup's backfill is done: this one is rebuilt from raw events.
+ */
+export const LEGACY_ROLLUP = { view: 'analytics_rollup_15m_mv', tables: ['analytics_rollup_15m', 'analytics_rollup_backfill'] } as const;
 export const ROLLUP_SLOT_SECONDS = 900;
 /** The dimension value of the plain time series (every event counts once in it). */
 export const TIME_DIMENSION = 'time';
@@ -46,20 +52,35 @@ const col = (name: keyof typeof EVENT_FIELDS): string => EVENT_FIELDS[name].colu
 const ROLLUP_BODY = `  org_id String,
   event_type LowCardinality(String),
   dimension LowCardinality(String),
+  people UInt8,
   value Nullable(String),
   slot DateTime('UTC'),
   events UInt64`;
 const ROLLUP_LAYOUT = `PARTITION BY toYYYYMM(slot)
-ORDER BY (org_id, event_type, dimension, value, slot)`;
+ORDER BY (org_id, event_type, dimension, people, value, slot)`;
 
-/** One row per event and dimension (plus the time series), counted per slot. */
-export const DIMENSION_ROWS = `ARRAY JOIN [tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String))), ${ROLLUP_DIMENSIONS.map(
-  (d) => `tuple('${d}', CAST(${col(d)} AS Nullable(String)))`,
-).join(', ')}] AS d`;
+/** The (dimension, value, people) tuples of an event: the time series and every rollup dimension. */
+const tuples = (people: 0 | 1): string =>
+  [
+    `tuple('${TIME_DIMENSION}', CAST(NULL AS Nullable(String)), toUInt8(${people}))`,
+    ...ROLLUP_DIMENSIONS.map((d) => `tuple('${d}', CAST(${col(d)} AS Nullable(String)), toUInt8(${people}))`),
+  ].join(', ');
 
-const ROLLUP_SELECT = `SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.2 AS value,
+/**
+ * One row per event and dimension (plus the time series), counted per slot: `people` 0 counts every
+ * event, and a person's event (no bot category; `person` is the SQL saying so) counts once more
+ * with `people` 1, so bots=exclude reads people 1, bots=only the difference, both from the rollup.
+ */
+export function dimensionRows(person: string): string {
+  return `ARRAY JOIN arrayConcat([${tuples(0)}], if(${person}, [${tuples(1)}], [])) AS d`;
+}
+
+/** dimensionRows over stored events, one at a time. */
+export const DIMENSION_ROWS = dimensionRows(`isNull(${col('botCategory')})`);
+
+const ROLLUP_SELECT = `SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.3 AS people, d.2 AS value,
   toDateTime(toStartOfFifteenMinutes(${col('createdAt')}), 'UTC') AS slot, count() AS events`;
-const ROLLUP_GROUP = 'GROUP BY org_id, event_type, dimension, value, slot';
+const ROLLUP_GROUP = 'GROUP BY org_id, event_type, dimension, people, value, slot';
 
 /**
  * The view's query over an inserted block of `source` (the table name the view reads from). Rows
@@ -72,9 +93,10 @@ const ROLLUP_GROUP = 'GROUP BY org_id, event_type, dimension, value, slot';
 function viewQuery(source: string, t0Micros: bigint): string {
   const key = `(${col('orgId')}, ${col('createdAt')}, ${col('eventId')})`;
   const dims = ROLLUP_DIMENSIONS.map((d) => col(d)).join(', ');
-  return `SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.2 AS value, slot, sum(n) AS events
+  return `SELECT ${col('orgId')} AS org_id, ${col('eventType')} AS event_type, d.1 AS dimension, d.3 AS people, d.2 AS value, slot, sum(n) AS events
 FROM (
-  SELECT ${col('orgId')}, ${col('eventType')}, toDateTime(toStartOfFifteenMinutes(${col('createdAt')}), 'UTC') AS slot, ${dims}, count() AS n
+  SELECT ${col('orgId')}, ${col('eventType')}, toDateTime(toStartOfFifteenMinutes(${col('createdAt')}), 'UTC') AS slot, ${dims},
+    isNull(${col('botCategory')}) AS person, count() AS n
   FROM ${source}
   WHERE ${col('ingestedAt')} >= fromUnixTimestamp64Micro(${t0Micros}, 'UTC')
     AND ${key} NOT IN (
@@ -83,8 +105,8 @@ FROM (
       AND ${col('createdAt')} >= (SELECT min(${col('createdAt')}) FROM ${source})
       AND ${col('createdAt')} <= (SELECT max(${col('createdAt')}) FROM ${source})
       AND ${col('ingestedAt')} < (SELECT min(${col('ingestedAt')}) FROM ${source}))
-  GROUP BY ${col('orgId')}, ${col('eventType')}, slot, ${dims})
-${DIMENSION_ROWS}
+  GROUP BY ${col('orgId')}, ${col('eventType')}, slot, ${dims}, person)
+${dimensionRows('person')}
 ${ROLLUP_GROUP}`;
 }
 
@@ -100,6 +122,15 @@ export function upgradeClusterRollupView(cluster: string, t0Micros: bigint): str
 
 /** A mark of the current query in the view's stored definition (an older view lacks it). */
 export const ROLLUP_VIEW_QUERY_MARK = 'sum(n) AS events';
+
+/** Drops the first rollup's view (`onCluster`: ' ON CLUSTER c', or ''). */
+export const dropLegacyRollupView = (onCluster: string): string => `DROP VIEW IF EXISTS ${LEGACY_ROLLUP.view}${onCluster}`;
+
+/** Drops the first rollup's tables (with their local tables on a cluster). */
+export function dropLegacyRollupTables(cluster: string | null): string[] {
+  const names = cluster === null ? LEGACY_ROLLUP.tables : LEGACY_ROLLUP.tables.flatMap((t) => [t, localTable(t)]);
+  return names.map((t) => `DROP TABLE IF EXISTS ${t}${cluster === null ? '' : ` ON CLUSTER ${cluster}`}`);
+}
 
 export const CREATE_ROLLUP_TABLE = `
 CREATE TABLE IF NOT EXISTS ${ROLLUP_TABLE} (
@@ -145,13 +176,13 @@ ORDER BY partition_id`;
  * Counts one partition of the events table into the rollup: the surviving (first-ingested) copy of
  * each event ingested before t0. Params: partitionId, t0Micros. The caller adds the dedup token.
  */
-export const BACKFILL_PARTITION_SQL = `INSERT INTO ${ROLLUP_TABLE} (org_id, event_type, dimension, value, slot, events)
+export const BACKFILL_PARTITION_SQL = `INSERT INTO ${ROLLUP_TABLE} (org_id, event_type, dimension, people, value, slot, events)
 ${ROLLUP_SELECT}
 FROM ${EVENTS_TABLE} FINAL
 ${DIMENSION_ROWS}
 WHERE _partition_id = {partitionId:String} AND ${col('ingestedAt')} < fromUnixTimestamp64Micro({t0Micros:Int64}, 'UTC')
 ${ROLLUP_GROUP}
-ORDER BY org_id, event_type, dimension, value, slot`;
+ORDER BY org_id, event_type, dimension, people, value, slot`;
 
 /**
  * The cluster's rollup tables (CLICKHOUSE_CLUSTER): per shard, a replicated local rollup and the

@@ -2,8 +2,8 @@
 // organisation's time zone and whether the rollup is ready: the range in UTC microseconds, the
 // local buckets of a series, which table answers (the rollup when the range is on its 15-minute
 // grid, the buckets are whole slots, at most one dimension is filtered for a series and none for a
-// top list, every dimension involved is one the rollup counts, bots are included and events are
-// counted; raw events otherwise, distinct visitors always) and the comparison period (the same number of days just before).
+// top list, every dimension involved is one the rollup counts and events are counted; raw events
+// otherwise, distinct visitors always) and the comparison period (the same number of days just before).
 // The store executes the plan and nothing else decides these.
 import { DIMENSION_NAMES, type Dimension, type AggregateInterval, ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { ROLLUP_SLOT_SECONDS } from '../clickhouse/rollup-table.ts';
@@ -45,15 +45,14 @@ export function planAggregate(req: AggregatesRequest, timeZone: string, rollupRe
   const series = req.groupBy === 'time';
   const interval = series ? (req.interval ?? 'day') : null;
   const buckets = interval === null ? null : timeBuckets(req.from, req.to, timeZone, interval);
-  // The rollup does not key its counts by bot category (a read that sets bots apart reads raw
-  // events), nor count the dimensions marked rollup: false.
+  // The rollup counts every event and people's apart (so any bots filter reads it), but not the
+  // dimensions marked rollup: false.
   const counted = (d: Dimension): boolean => ROLLUP_DIMENSIONS.includes(d);
   // Distinct visitors are counted from raw events: the rollup holds counts, not visitor sets.
   const rollup =
     rollupReady &&
     req.metric === 'events' &&
     onGrid &&
-    req.filters.bots === 'include' &&
     (series || counted(req.groupBy as Dimension)) &&
     filtered.every(counted) &&
     (buckets === null ? filtered.length === 0 : filtered.length <= 1 && buckets.slotSeconds === ROLLUP_SLOT_SECONDS);

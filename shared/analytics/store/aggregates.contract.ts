@@ -85,6 +85,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
         utmSource: pick(['newsletter', null]),
         utmMedium: pick(['email', null]),
         utmCampaign: pick(['spring', 'autumn', null]),
+        botCategory: pick([null, null, null, 'HTTP_LIBRARY', 'MAIL_SCANNER']),
       });
     });
     // In batches; one is retried with its token, one is stored again under a new token (a
@@ -112,7 +113,8 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
         if (rnd() < 0.2 && v !== null) filters[f] = f === 'countryCode' ? v.toLowerCase() : v;
       }
       if (rnd() < 0.1) filters.countryCode = 'ZZ'; // unknown: matches nothing
-      const browseFilters = Object.fromEntries(Object.entries(filters).filter(([k]) => (BROWSE_FILTERS as readonly string[]).includes(k)));
+      filters.bots = pick(['include', 'exclude', 'only']);
+      const browseFilters = Object.fromEntries(Object.entries(filters).filter(([k]) => [...BROWSE_FILTERS, 'bots'].includes(k)));
       const expected = (await browseAll(orgId, tz, { from, to, eventType: 'CLICK', ...browseFilters })).filter((e) =>
         OTHER_FILTERS.every((f) => filters[f] === undefined || e[f] === (f === 'countryCode' ? filters[f]?.toUpperCase() : filters[f])),
       );
@@ -143,7 +145,7 @@ export function aggregatesCases(getStore: () => AnalyticsStore): void {
     }
 
     expect(nonEmpty).toBeGreaterThanOrEqual(7);
-    // Both read paths were exercised (the rollup where it answers, raw events for two filters).
+    // Both read paths were exercised (the rollup where it answers, whatever the bots filter; raw events for two filters).
     expect(sources.filter((x) => x === 'rollup').length).toBeGreaterThanOrEqual(5);
     expect(sources).toContain('raw');
 

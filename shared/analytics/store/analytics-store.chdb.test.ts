@@ -7,6 +7,7 @@ import { analyticsStoreContract } from './analytics-store.contract.ts';
 import { AnalyticsStore } from './analytics-store.ts';
 import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import { EVENTS_TABLE } from '../clickhouse/events-table.ts';
+import { ROLLUP_VIEW } from '../clickhouse/rollup-table.ts';
 import { CHROME_WINDOWS_UA, newOrgId, rawHit } from '../events/analytics-fixtures.ts';
 import { HitEnricher } from '../enrichment/enrich-hit.ts';
 import { parseEventsQuery, type BrowseRequest } from '../reads/analytics-params.ts';
@@ -28,7 +29,8 @@ describe('an events table of an older version (no bot_category)', () => {
       const clickedAtMicros = Date.parse('2026-03-10T12:00:00Z') * 1000;
       const [person] = await enricher.enrich([rawHit({ orgId, clickedAtMicros, userAgent: CHROME_WINDOWS_UA })]);
       await store.insert([person!], 'older-1');
-      // What the previous version's table held: the same rows without the column.
+      // What the previous version's table held: the same rows without the column (and no view of this version reading it).
+      await transport.exec(`DROP VIEW ${ROLLUP_VIEW}`);
       await transport.exec(`ALTER TABLE ${EVENTS_TABLE} DROP COLUMN bot_category`);
       const restarted = new AnalyticsStore(transport);
       await restarted.ensureSchema();

@@ -14,13 +14,16 @@ import { startClusterProxy, singleNodeStatement, type ClusterProxy, type Recorde
 import { startFakeClickHouse, type FakeClickHouse } from '../../../test/support/fake-clickhouse-http.ts';
 import { analyticsSchema, schemaStatements } from '../clickhouse/analytics-schema.ts';
 import { browseSql, feedCopiesSql, feedSql, syncSql } from '../clickhouse/clickhouse-sql.ts';
-import type { ClusterOptions } from '../clickhouse/cluster-layout.ts';
+import { localTable, type ClusterOptions } from '../clickhouse/cluster-layout.ts';
 import { ADD_EVENT_COLUMNS, CREATE_EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HttpClickHouseTransport } from '../clickhouse/http-clickhouse-transport.ts';
 import {
   CREATE_ROLLUP_BACKFILL_TABLE,
   CREATE_ROLLUP_TABLE,
   createRollupView,
+  dropLegacyRollupView,
+  ROLLUP_BACKFILL_TABLE,
+  ROLLUP_TABLE,
   ROLLUP_VIEW,
   ROLLUP_VIEW_QUERY_MARK,
   rollupViewT0,
@@ -69,7 +72,7 @@ const dailySeries = (day: string): AggregatesRequest => {
   return r;
 };
 
-const isDdl = (s: RecordedStatement): boolean => /^\s*(CREATE|ALTER)\b/.test(s.sql);
+const isDdl = (s: RecordedStatement): boolean => /^\s*(CREATE|ALTER|DROP)\b/.test(s.sql);
 const isInsert = (s: RecordedStatement): boolean => /^\s*INSERT\b/.test(s.sql);
 /** The statement as the store wrote it: @clickhouse/client trims it and adds the output format of a read. */
 const text = (s: RecordedStatement): string => s.sql.replace(/\s*FORMAT \w+$/, '');
@@ -94,7 +97,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     await first.insert(eventRecords(orgId, 3, BigInt(Date.now()) * 1000n), randomUUID());
     await first.close();
     const direct = new HttpClickHouseTransport({ url: server.url });
-    for (const sql of [`DROP VIEW ${ROLLUP_VIEW}`, 'TRUNCATE TABLE analytics_rollup_15m', 'TRUNCATE TABLE analytics_rollup_backfill']) await direct.exec(sql);
+    for (const sql of [`DROP VIEW ${ROLLUP_VIEW}`, `TRUNCATE TABLE ${ROLLUP_TABLE}`, `TRUNCATE TABLE ${ROLLUP_BACKFILL_TABLE}`]) await direct.exec(sql);
     await direct.close();
 
     proxy.clear();
@@ -108,9 +111,10 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     const view = ddl.find((s) => s.sql.includes(`MATERIALIZED VIEW IF NOT EXISTS ${ROLLUP_VIEW}`));
     const t0 = rollupViewT0(view?.sql ?? '');
     expect(t0).not.toBeNull();
-    expect(sqlOf(ddl)).toEqual(trimmed(schemaStatements(analyticsSchema(CLUSTER), t0!)));
-    expect(ddl).toHaveLength(10);
-    for (const s of ddl) expect(s.sql).toMatch(/^(CREATE|ALTER) (TABLE|MATERIALIZED VIEW) (IF NOT EXISTS )?\w+ ON CLUSTER events /);
+    // The statements printed, then (the backfill done) the first rollup's tables dropped.
+    expect(sqlOf(ddl)).toEqual(trimmed([...schemaStatements(analyticsSchema(CLUSTER), t0!), ...analyticsSchema(CLUSTER).dropLegacyTables]));
+    expect(ddl).toHaveLength(15);
+    for (const s of ddl) expect(s.sql).toMatch(/^(CREATE|ALTER|DROP) (TABLE|MATERIALIZED VIEW|VIEW) (IF (NOT )?EXISTS )?\w+ ON CLUSTER events/);
     const engines = ddl.flatMap((s) => [...s.sql.matchAll(/ENGINE = (\w+)/g)].map((m) => m[1]));
     expect(engines).toEqual([
       'ReplicatedReplacingMergeTree',
@@ -121,7 +125,8 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
       'Distributed',
     ]);
     // The view reads and writes the shards' local tables; the settings change goes to the local events table.
-    expect(view!.sql).toMatch(/ TO analytics_rollup_15m_local AS\n[\s\S]*\n\s*FROM analytics_events_local\n/);
+    expect(view!.sql).toContain(` TO ${localTable(ROLLUP_TABLE)} AS\n`);
+    expect(view!.sql).toMatch(/\n\s*FROM analytics_events_local\n/);
     // An older version's events tables get the columns they lack, the local ones and the Distributed ones.
     expect(ddl.filter((s) => s.sql.startsWith('ALTER')).map((s) => s.sql.split(' ADD COLUMN')[0])).toEqual([
       'ALTER TABLE analytics_events_local ON CLUSTER events',
@@ -139,11 +144,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
       true,
     );
     const inserts = proxy.statements.filter(isInsert);
-    expect(inserts.map((s) => /^INSERT INTO (\w+)/.exec(s.sql)?.[1])).toEqual([
-      'analytics_rollup_15m',
-      'analytics_rollup_backfill',
-      'analytics_rollup_backfill',
-    ]);
+    expect(inserts.map((s) => /^INSERT INTO (\w+)/.exec(s.sql)?.[1])).toEqual([ROLLUP_TABLE, ROLLUP_BACKFILL_TABLE, ROLLUP_BACKFILL_TABLE]);
     for (const s of inserts) expect(settingsOf(s), s.sql).toMatchObject({ distributed_foreground_insert: '1', insert_quorum: '2' });
 
     // Counted once: the rollup answers the day's series with the 3 events.
@@ -174,7 +175,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     // A view of the form before the grouped one (no look-up), as an older version made it.
     const dims = [['time', 'CAST(NULL AS Nullable(String))'], ...ROLLUP_DIMENSIONS.map((d) => [d, `CAST(${EVENT_FIELDS[d].column} AS Nullable(String))`])];
     await direct.exec(`DROP VIEW ${ROLLUP_VIEW}`);
-    await direct.exec(`CREATE MATERIALIZED VIEW ${ROLLUP_VIEW} TO analytics_rollup_15m AS
+    await direct.exec(`CREATE MATERIALIZED VIEW ${ROLLUP_VIEW} TO ${ROLLUP_TABLE} AS
 SELECT org_id AS org_id, event_type AS event_type, d.1 AS dimension, d.2 AS value, toDateTime(toStartOfFifteenMinutes(created_at), 'UTC') AS slot, count() AS events
 FROM analytics_events ARRAY JOIN [${dims.map(([d, v]) => `tuple('${d}', ${v})`).join(', ')}] AS d
 WHERE ingested_at >= fromUnixTimestamp64Micro(${t0}, 'UTC')
@@ -184,7 +185,7 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     await store.ensureSchema();
     expect(sqlOf(proxy.statements.filter(isDdl))).toEqual([analyticsSchema(CLUSTER).upgradeView(t0!)]);
     expect(proxy.statements.filter(isDdl)[0]!.sql).toMatch(
-      /^ALTER TABLE analytics_rollup_15m_mv ON CLUSTER events MODIFY QUERY SELECT [\s\S]*\n {2}FROM analytics_events_local\n/,
+      new RegExp(`^ALTER TABLE ${ROLLUP_VIEW} ON CLUSTER events MODIFY QUERY SELECT [\\s\\S]*\\n {2}FROM analytics_events_local\\n`),
     );
     const now = await viewSql();
     expect(now).toContain(ROLLUP_VIEW_QUERY_MARK);
@@ -250,7 +251,15 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     const ddl = proxy.statements.filter(isDdl);
     const t0 = rollupViewT0(ddl.find((s) => s.sql.includes('MATERIALIZED VIEW'))?.sql ?? '');
     expect(sqlOf(ddl)).toEqual(
-      trimmed([CREATE_EVENTS_TABLE, ADD_EVENT_COLUMNS, CREATE_ROLLUP_TABLE, CREATE_ROLLUP_BACKFILL_TABLE, createRollupView(t0!), TUNE_EVENTS_TABLE]),
+      trimmed([
+        CREATE_EVENTS_TABLE,
+        ADD_EVENT_COLUMNS,
+        dropLegacyRollupView(''),
+        CREATE_ROLLUP_TABLE,
+        CREATE_ROLLUP_BACKFILL_TABLE,
+        createRollupView(t0!),
+        TUNE_EVENTS_TABLE,
+      ]),
     );
     const insert = proxy.statements.find(isInsert);
     expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-3', insert_deduplicate: '1', async_insert: '0' });

@@ -37,7 +37,7 @@ import {
   visitorBucketsSql,
   visitorTopSql,
   visitorTotalSql,
-  ROLLUP_TOP_SQL,
+  rollupTopSql,
   rollupSlotsSql,
   type AggregateFilterFlags,
   type FilterFlags,
@@ -153,6 +153,7 @@ export class AnalyticsStore {
    */
   async #ensureRollup(create: boolean): Promise<void> {
     if (create) {
+      await this.transport.exec(this.#schema.dropLegacyView);
       for (const table of this.#schema.rollupTables) await this.transport.exec(table);
       const [now] = await this.transport.queryRows<{ t: string }>('SELECT toString(toUnixTimestamp64Micro(now64(6))) AS t', {});
       await this.transport.exec(this.#schema.view(BigInt(now?.t ?? '0') + BigInt(this.#t0LeadMs) * 1000n));
@@ -217,6 +218,8 @@ export class AnalyticsStore {
     }
     await this.#markDone('all', t0);
     this.rollupReady = true;
+    // The first rollup (no people rows) is replaced by this one: its tables go (left in place, harmless, should that fail).
+    for (const drop of this.#schema.dropLegacyTables) await this.transport.exec(drop).catch(() => undefined);
   }
 
   async #markDone(partition: string, t0: bigint): Promise<void> {
@@ -419,7 +422,7 @@ export class AnalyticsStore {
       const filter = plan.filtered[0];
       const rows =
         plan.source === 'rollup'
-          ? await this.transport.queryRows<{ slot: string; events: string }>(this.#read(rollupSlotsSql(filter !== undefined)), {
+          ? await this.transport.queryRows<{ slot: string; events: string }>(this.#read(rollupSlotsSql(filter !== undefined, req.filters.bots)), {
               ...rollupParams,
               dimension: filter ?? TIME_DIMENSION,
               ...(filter !== undefined ? { value: String(req.filters[filter]) } : {}),
@@ -437,7 +440,7 @@ export class AnalyticsStore {
     params.limit = req.limit ?? DEFAULT_AGGREGATE_LIMIT;
     const rows =
       plan.source === 'rollup'
-        ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(ROLLUP_TOP_SQL), {
+        ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(rollupTopSql(req.filters.bots)), {
             ...rollupParams,
             dimension: groupBy,
             limit: params.limit,

@@ -15,6 +15,7 @@ import { parseAggregatesQuery, parseEventsQuery, parseExportQuery } from '../rea
 import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { localDayRangeMicros } from '../reads/local-day-range.ts';
 import { AnalyticsStore } from './analytics-store.ts';
+import { ROLLUP_TABLE } from '../clickhouse/rollup-table.ts';
 import { purgeEvents } from './event-purge.ts';
 import { mulberry32 } from '../../../test/support/prng.ts';
 
@@ -158,7 +159,7 @@ describe('purging events (chDB)', () => {
     model = model.filter((e) => e.shortCode !== link);
     await expectAgreement(orgId, model, 'all time, one link');
     // Merged: a key whose sum reached zero is gone, and the answers stay the same.
-    await transport.exec('OPTIMIZE TABLE analytics_rollup_15m FINAL');
+    await transport.exec(`OPTIMIZE TABLE ${ROLLUP_TABLE} FINAL`);
     await expectAgreement(orgId, model, 'after the rollup merged');
   }, 120_000);
 
