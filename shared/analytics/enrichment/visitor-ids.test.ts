@@ -1,6 +1,7 @@
 // Invariant: a visit's local day is its organisation's (quarter-hour offsets and DST changes
 // included), a visitor id changes with it, and a visit gets none without an address, as a
 // Do-Not-Track visit its organisation honours, or when its day's salt cannot be had.
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CHROME_WINDOWS_UA, isoMicros, newOrgId, rawHit } from '../events/analytics-fixtures.ts';
 import { HitBatch } from '../events/hit-batch.ts';
@@ -52,6 +53,11 @@ describe('VisitorIds', () => {
     expect(got.slice(3)).toEqual([null, null]);
     const [salt] = await salts.salts([{ orgId, day: '2026-05-01' }]);
     expect(got[0]).toBe(visitorId(salt as Buffer, orgId, '8.8.8.8', CHROME_WINDOWS_UA));
+    // It is HMAC-SHA256 (computed from its key pads): the same digest createHmac gives.
+    const hmac = createHmac('sha256', salt as Buffer)
+      .update(`${orgId}\0${'8.8.8.8'}\0${CHROME_WINDOWS_UA}`)
+      .digest('hex');
+    expect(got[0]).toBe(hmac.slice(0, 16));
   });
 
   it('gives no visitor when the day’s salt cannot be had', async () => {

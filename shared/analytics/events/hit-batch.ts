@@ -1,13 +1,13 @@
 // Invariant: a HitBatch holds queued hits the way the write buffer keeps them: each fact a hit
-// shares with others (its link, type, source, referrer, User-Agent, address, time zone) as an index into a
-// dictionary of the batch's distinct values, and its click time as a number, in typed arrays that
-// grow by doubling. push() copies a hit in with one Map lookup per fact and no allocation (but
-// when an array doubles or a value is new), so no object per click outlives its request and each
-// distinct string is kept once (a request's own copy dies young). Enrichment works on the
-// distinct values (distinctFacts), once each, and the visitor step on the rows' indexes
-// (visitorFacts); toEventBatch() mints the event ids and hands the arrays over as the batch's
-// columns without copying a row. A hit's tracking mask is kept per row;
-// only a batch holding a masked row copies the index of each field a mask nulls.
+// shares with others (its link, type, source, referrer, User-Agent, address, time zone) as an
+// index into a dictionary of the batch's distinct values, and its click time and tracking mask as
+// numbers, in typed arrays that grow by doubling. push() copies a hit in with one Map lookup per
+// fact and no allocation (but when an array doubles or a value is new), so no object per click
+// outlives its request and each distinct string is kept once (a request's own copy dies young).
+// Enrichment works on the distinct values (distinctFacts), once each, and the visitor step on the
+// rows' indexes (visitorFacts); toEventBatch() mints the event ids and hands the arrays over as the
+// batch's columns without copying a row. Only a batch holding a masked row copies the index of
+// each field a mask nulls.
 import type { EnrichedFields, HitLink } from './analytics-event.ts';
 import { EVENT_ID_BYTES, mintEventIds } from './event-id.ts';
 import type { EventBatch, TextColumn } from './event-batch.ts';
