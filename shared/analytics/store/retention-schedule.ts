@@ -2,7 +2,7 @@
 // sweeps retention once the rollup's backfill is done after start, then every SWEEP_INTERVAL_MS,
 // one sweep at a time, each with the policy read afresh (an organisation's change applies at the
 // next sweep). A failed sweep is logged and tried again at the next interval; stop() waits for a
-// running one. Several workers may sweep at once: a sweep removes nothing twice.
+// sweep under way, never for the backfill before the first. Several workers may sweep at once: a sweep removes nothing twice.
 import type { Sql } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
 import { organisationRetentions } from '../../orgs/org-repository.ts';
@@ -35,10 +35,12 @@ export interface RetentionSchedule {
 export function startRetentionSchedule(sql: Sql, store: AnalyticsStore, settings: RetentionSettings, logger: Logger): RetentionSchedule {
   const log = logger.child({ role: 'retention' });
   let stopped = false;
-  let running: Promise<void> = Promise.resolve();
+  /** The sweep under way, if any: stop() waits for it, never for the backfill before the first. */
+  let sweeping: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
   const state = { sweeps: 0 };
   const sweep = async (): Promise<void> => {
+    if (stopped) return;
     try {
       const report = await sweepNow(sql, store, settings);
       state.sweeps++;
@@ -48,14 +50,15 @@ export function startRetentionSchedule(sql: Sql, store: AnalyticsStore, settings
       log.warn({ err }, 'retention sweep failed; trying again at the next interval');
     }
   };
-  const next = (): void => {
+  const run = (): void => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      running = sweep().then(next);
-    }, SWEEP_INTERVAL_MS);
-    timer.unref();
+    sweeping = sweep().then(() => {
+      if (stopped) return;
+      timer = setTimeout(run, SWEEP_INTERVAL_MS);
+      timer.unref();
+    });
   };
-  running = store.rollupBackfill.then(() => (stopped ? undefined : sweep().then(next)));
+  void store.rollupBackfill.then(run);
   return {
     get sweeps() {
       return state.sweeps;
@@ -63,7 +66,7 @@ export function startRetentionSchedule(sql: Sql, store: AnalyticsStore, settings
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running;
+      await sweeping;
     },
   };
 }
