@@ -149,7 +149,15 @@ describe('tracking masks', () => {
     const names = Object.keys(masks) as (keyof typeof masks)[];
     const hits = names.flatMap((name) =>
       [IPHONE_UA, 'curl/8.5.0'].map((userAgent) =>
-        rawHit({ orgId, shortCode: name, ip: '8.8.8.8', userAgent, referrer: 'https://t.co/abc', tracking: masks[name] }),
+        rawHit({
+          orgId,
+          shortCode: name,
+          ip: '8.8.8.8',
+          userAgent,
+          referrer: 'https://t.co/abc',
+          tracking: masks[name],
+          clickedAtMicros: 1_767_225_600_000_000,
+        }),
       ),
     );
     const records = await new HitEnricher().enrich(hits);
