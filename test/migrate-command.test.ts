@@ -97,13 +97,13 @@ describe.skipIf(!pgUrl)('migrate against servers', () => {
     const first = await migrate(['clickhouse'], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^ClickHouse http:\/\/127\.0\.0\.1:\d+\/: the analytics tables and the rollup's view exist on the cluster events\n$/);
-    const ddl = proxy.statements.map((s) => s.sql).filter((sql) => /^(CREATE|ALTER)\b/.test(sql));
+    const ddl = proxy.statements.map((s) => s.sql).filter((sql) => /^(CREATE|ALTER|DROP)\b/.test(sql));
     const t0 = rollupViewT0(ddl.find((sql) => sql.includes('MATERIALIZED VIEW')) ?? '');
     expect(t0).not.toBeNull();
     expect(ddl).toEqual(schemaStatements(analyticsSchema({ name: 'events', insertQuorum: 2 }), t0!).map((s) => s.trim()));
     proxy.clear();
     const again = await migrate(['clickhouse'], env);
     expect(again.code, again.stderr).toBe(0);
-    expect(proxy.statements.filter((s) => /^(CREATE|ALTER)\b/.test(s.sql))).toEqual([]);
+    expect(proxy.statements.filter((s) => /^(CREATE|ALTER|DROP)\b/.test(s.sql))).toEqual([]);
   }, 60_000);
 });
