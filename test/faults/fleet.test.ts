@@ -350,7 +350,10 @@ describe.skipIf(!pgUrl)('a fleet: Redis Cluster, PgBouncer, 3 redirector hosts, 
     const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from webhook_messages where endpoint_id = ${endpoint.id as string}`;
     console.log(`[fleet] ${row?.n} analytics.events messages in Postgres for ${served} clicks over ${seconds.toFixed(0)} s`);
     expect(row?.n).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
-  }, 300_000);
+    // The bounds are the takeover (a minute) and a drain that never stalls for a minute; the whole
+    // drain's length follows how fast this machine inserts (2026-11-27: 240–320 s with 130–150
+    // batches spooled on the 2-core machine, loaded by the fleet itself), so the budget is wide.
+  }, 480_000);
 
   it('PgBouncer never held more than 4 server connections', () => {
     console.log(`[fleet] PgBouncer server connections at most ${maxServerConnections} (default_pool_size 4)`);
