@@ -398,8 +398,12 @@ export class AnalyticsStore {
     return (await this.aggregatePlanned(orgId, timeZone, req)).response;
   }
 
-  /** aggregate, with the plan it executed (tests and benches check which table answered). */
-  async aggregatePlanned(orgId: string, timeZone: string, req: AggregatesRequest): Promise<{ plan: AggregatePlan; response: AggregateResponse }> {
+  /** An aggregates request's plan, and the parameters and filter flags of its reads over raw events. */
+  #rawAggregate(
+    orgId: string,
+    timeZone: string,
+    req: AggregatesRequest,
+  ): { plan: AggregatePlan; params: Record<string, string | number>; flags: AggregateFilterFlags } {
     const plan = this.planAggregate(timeZone, req);
     const params: Record<string, string | number> = {
       orgId,
@@ -407,7 +411,12 @@ export class AnalyticsStore {
       toMicros: plan.toMicros.toString(),
       ...aggregateFilterParams(req.filters),
     };
-    const flags = aggregateFilterFlags(req.filters);
+    return { plan, params, flags: aggregateFilterFlags(req.filters) };
+  }
+
+  /** aggregate, with the plan it executed (tests and benches check which table answered). */
+  async aggregatePlanned(orgId: string, timeZone: string, req: AggregatesRequest): Promise<{ plan: AggregatePlan; response: AggregateResponse }> {
+    const { plan, params, flags } = this.#rawAggregate(orgId, timeZone, req);
     const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to };
     const rollupParams = {
       orgId,
@@ -454,14 +463,7 @@ export class AnalyticsStore {
 
   /** metric=visitors: distinct visitors per bucket or per value, from raw events (the plan's range and buckets). */
   async visitors(orgId: string, timeZone: string, req: AggregatesRequest): Promise<VisitorsResponse> {
-    const plan = this.planAggregate(timeZone, req);
-    const params: Record<string, string | number> = {
-      orgId,
-      fromMicros: plan.fromMicros.toString(),
-      toMicros: plan.toMicros.toString(),
-      ...aggregateFilterParams(req.filters),
-    };
-    const flags = aggregateFilterFlags(req.filters);
+    const { plan, params, flags } = this.#rawAggregate(orgId, timeZone, req);
     const head = { groupBy: req.groupBy, timeZone, from: req.from, to: req.to, metric: 'visitors' as const };
     const [total] = await this.transport.queryRows<{ visitors: string }>(this.#read(visitorTotalSql(flags)), params);
     if (plan.buckets !== null && plan.interval !== null) {
