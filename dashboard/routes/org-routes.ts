@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { seatsUsed } from '../../shared/accounts/invites.ts';
 import { countActiveDomains } from '../../shared/domains/domain-repository.ts';
 import { getOrganization, setRetention, setTracking, updateOrganizationSettings } from '../../shared/orgs/org-repository.ts';
-import { isRetentionDays, MAX_RETENTION_DAYS } from '../../shared/analytics/model/retention.ts';
+import { MAX_RETENTION_DAYS, parseRetentionDays } from '../../shared/analytics/model/retention.ts';
 import { usageReport } from '../../shared/quotas/usage-report.ts';
 import type { Organization } from '../../shared/orgs/organization.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
@@ -48,10 +48,9 @@ export function registerOrgRoutes(app: FastifyInstance, deps: DashboardDeps): vo
   });
 
   route(app, 'updatePrivacy', 'org:settings', async ({ body, request }) => {
-    const text = body.retentionDays.trim();
-    const days = text === '' ? null : Number(text);
+    const days = parseRetentionDays(body.retentionDays);
     // Checked before either change is made, so a refused retention changes no switch.
-    if (days !== null && (!/^\d+$/.test(text) || !isRetentionDays(days))) {
+    if (days === undefined) {
       throw fieldProblem('retentionDays', `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or empty to follow the service`);
     }
     const orgId = orgIdOf(request);

@@ -3,7 +3,7 @@
 // first one only. Nothing else in the code base reads process.env, but for uWebSockets.js's own
 // variables in its loader (redirector/uws-native.ts).
 import { z } from 'zod';
-import { isRetentionDays, MAX_RETENTION_DAYS } from '../analytics/model/retention.ts';
+import { MAX_RETENTION_DAYS, parseRetentionDays } from '../analytics/model/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../net/trusted-proxies.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -66,9 +66,8 @@ const retentionDays = z
   .string()
   .optional()
   .transform((v, ctx) => {
-    if (v === undefined || v.trim() === '') return null;
-    const days = Number(v.trim());
-    if (!/^\d+$/.test(v.trim()) || !isRetentionDays(days)) {
+    const days = parseRetentionDays(v ?? '');
+    if (days === undefined) {
       ctx.addIssue({ code: 'custom', message: `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or empty to keep data for good` });
       return z.NEVER;
     }

@@ -41,9 +41,8 @@ export interface AnalyticsSchema {
   /** Every table and view the statements create, and the table `tune` alters. */
   readonly objects: readonly string[];
   readonly tunedTable: string;
-  /** Active partitions of the events table (rows `{p}`). Params: table, and db on a cluster (currentDatabase()). */
+  /** Active partitions of a table (rows `{p}`; a cluster's local table). Params: table, and db on a cluster (currentDatabase()). */
   readonly partitionsSql: string;
-  readonly partitionsTable: string;
   /** Settings of every Native insert of events. */
   insertSettings(dedupToken: string): Record<string, string>;
   /** Appended to the SETTINGS list of an INSERT … SELECT ('' on one node). */
@@ -72,7 +71,6 @@ const SINGLE_NODE: AnalyticsSchema = {
   objects: [EVENTS_TABLE, ROLLUP_TABLE, ROLLUP_BACKFILL_TABLE, ROLLUP_VIEW],
   tunedTable: EVENTS_TABLE,
   partitionsSql: 'SELECT DISTINCT partition_id AS p FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active ORDER BY p',
-  partitionsTable: EVENTS_TABLE,
   insertSettings,
   insertSettingsSql: '',
   markDoneSql: `INSERT INTO ${MARK_DONE_COLUMNS} ${MARK_DONE_VALUES}`,
@@ -98,7 +96,6 @@ export function analyticsSchema(cluster: ClusterOptions | null): AnalyticsSchema
     tunedTable: localTable(EVENTS_TABLE),
     // Every replica's parts: a shard holds only its organisations' months.
     partitionsSql: `SELECT DISTINCT partition_id AS p FROM clusterAllReplicas(${c}, system.parts) WHERE database = {db:String} AND table = {table:String} AND active ORDER BY p`,
-    partitionsTable: localTable(EVENTS_TABLE),
     insertSettings: (token) => ({ ...insertSettings(token), ...clusterInsertSettings(cluster) }),
     insertSettingsSql: insertSql,
     markDoneSql: `INSERT INTO ${MARK_DONE_COLUMNS} SETTINGS ${insertSql.slice(2)} ${MARK_DONE_VALUES}`,

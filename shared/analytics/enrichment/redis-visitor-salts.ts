@@ -2,12 +2,12 @@
 // (hash-tagged by organisation), made with SET NX so every process reads the one salt, expiring
 // after SALT_TTL_SECONDS; a process keeps a copy no longer than the key lives. Redis down: no salt.
 import type { RedisClient } from '../../redis/redis-client.ts';
-import { MAX_CACHED_SALTS, newSalt, SALT_TTL_SECONDS, type SaltKey, type VisitorSaltStore } from './visitor-salts.ts';
+import { type HeldSalt, MAX_CACHED_SALTS, newSalt, pruneSalts, SALT_TTL_SECONDS, type SaltKey, type VisitorSaltStore } from './visitor-salts.ts';
 
 /** Salts in Redis, shared by every process of the fleet, with a memory of the ones already read. */
 export class RedisVisitorSalts implements VisitorSaltStore {
   /** Salts read from Redis: one never changes while it lives, so a copy may be kept until it expires there. */
-  readonly #cache = new Map<string, { salt: Buffer; until: number }>();
+  readonly #cache = new Map<string, HeldSalt>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -26,7 +26,7 @@ export class RedisVisitorSalts implements VisitorSaltStore {
       const c = this.#cache.get(this.key(k));
       return c !== undefined && c.until > now ? c.salt : null;
     });
-    const missing = keys.map((k, i) => (out[i] === null ? i : -1)).filter((i) => i >= 0);
+    const missing = keys.map((_, i) => (out[i] === null ? i : -1)).filter((i) => i >= 0);
     await Promise.all(
       missing.map(async (i) => {
         const key = this.key(keys[i] as SaltKey);
@@ -46,14 +46,7 @@ export class RedisVisitorSalts implements VisitorSaltStore {
   }
 
   #remember(key: string, salt: Buffer, until: number): void {
-    if (this.#cache.size >= MAX_CACHED_SALTS) {
-      const now = this.clock();
-      for (const [k, s] of this.#cache) if (s.until <= now) this.#cache.delete(k);
-      for (const k of this.#cache.keys()) {
-        if (this.#cache.size < MAX_CACHED_SALTS) break;
-        this.#cache.delete(k);
-      }
-    }
+    if (this.#cache.size >= MAX_CACHED_SALTS) pruneSalts(this.#cache, this.clock());
     this.#cache.set(key, { salt, until });
   }
 }

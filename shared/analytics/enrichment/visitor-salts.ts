@@ -24,3 +24,18 @@ export interface VisitorSaltStore {
   /** The salt of each (organisation, local day), made when missing; null where none can be had. */
   salts(keys: readonly SaltKey[]): Promise<(Buffer | null)[]>;
 }
+
+/** A salt held in a process, until `until` (ms). */
+export interface HeldSalt {
+  salt: Buffer;
+  until: number;
+}
+
+/** Drops the expired salts of `held`, then the oldest (insertion order) while it is full. */
+export function pruneSalts(held: Map<string, HeldSalt>, now: number): void {
+  for (const [k, s] of held) if (s.until <= now) held.delete(k);
+  for (const k of held.keys()) {
+    if (held.size < MAX_CACHED_SALTS) break;
+    held.delete(k);
+  }
+}

@@ -69,8 +69,6 @@ const ROW_BYTES = 64;
 /** Bytes a distinct link costs besides its own (cached) object: its dictionary entries. */
 const LINK_BYTES = 128;
 const INITIAL_ROWS = 256;
-/** No visitor known for any row (toEventBatch without a visitor column). */
-const NO_VISITORS: TextColumn = { index: new Uint32Array(0), values: [null] };
 
 export class HitBatch {
   rows = 0;
@@ -147,7 +145,7 @@ export class HitBatch {
    * The batch's events: every text column a dictionary over the facts' distinct values (link
    * fields read from the distinct links, enriched fields from `enriched`), event ids minted now.
    */
-  toEventBatch(enriched: EnrichedValues, sourceOf: Readonly<Record<EnrichedField, EnrichmentSource>>, visitors: TextColumn = NO_VISITORS): EventBatch {
+  toEventBatch(enriched: EnrichedValues, sourceOf: Readonly<Record<EnrichedField, EnrichmentSource>>, visitors?: TextColumn): EventBatch {
     const rows = this.rows;
     const links = this.#links.values;
     const text: Partial<Record<TextField, TextColumn>> = {
@@ -161,7 +159,7 @@ export class HitBatch {
     }
     const indexOf: Readonly<Record<EnrichmentSource, Uint32Array>> = { userAgent: this.#userAgent, address: this.#address, referrer: this.#referrer };
     for (const k of ENRICHED_FIELDS) text[k] = { index: indexOf[sourceOf[k]], values: enriched[k] };
-    text.visitorId = visitors === NO_VISITORS ? { index: new Uint32Array(rows), values: [null] } : visitors;
+    text.visitorId = visitors ?? { index: new Uint32Array(rows), values: [null] };
     if (this.#masks !== 0) this.#applyTracking(text as Record<TextField, TextColumn>, rows);
     const eventIds = new Uint8Array(rows * EVENT_ID_BYTES);
     const createdAtMicros = this.#micros.subarray(0, rows);

@@ -200,11 +200,7 @@ export class AnalyticsStore {
       await sleepMs(Math.min(waitMs, 250));
     }
     const done = await doneRows();
-    const partitions = await this.transport.queryRows<{ p: string }>(this.#schema.partitionsSql, {
-      table: this.#schema.partitionsTable,
-      ...(this.cluster ? { db: await this.#database() } : {}),
-    });
-    for (const { p } of partitions) {
+    for (const p of await this.partitions(EVENTS_TABLE)) {
       if (this.#closed) return;
       if (done.has(p)) continue;
       // One INSERT … SELECT per partition; its token makes a repeated run (another process, a
