@@ -32,10 +32,12 @@ export const INSERT_COLUMNS: readonly string[] = INSERTED.map((k) => EVENT_FIELD
 /**
  * Settings every analytics insert carries: the batch's dedup token, and a synchronous insert
  * (a server profile with async_insert would stamp ingested_at at its own flush and dedup
- * differently, so it is switched off per insert).
+ * differently, so it is switched off per insert). No merge of the block on insert
+ * (optimize_on_insert): a batch's events are distinct and the view's rows already grouped, so it
+ * would only sort again; copies across inserts collapse at merges and FINAL as before.
  */
 export function insertSettings(dedupToken: string): Record<string, string> {
-  return { insert_deduplication_token: dedupToken, insert_deduplicate: '1', async_insert: '0' };
+  return { insert_deduplication_token: dedupToken, insert_deduplicate: '1', async_insert: '0', optimize_on_insert: '0' };
 }
 
 /** What every read returns per row: an EventRecord plus its sync position. */

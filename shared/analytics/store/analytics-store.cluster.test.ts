@@ -203,6 +203,7 @@ GROUP BY org_id, event_type, dimension, value, slot`);
       insert_deduplication_token: 'token-1',
       insert_deduplicate: '1',
       async_insert: '0',
+      optimize_on_insert: '0',
       distributed_foreground_insert: '1',
       insert_quorum: '2',
     });
@@ -238,7 +239,7 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     await store.insert(eventRecords(orgId, 1, BigInt(Date.now()) * 1000n), 'token-2');
     await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }));
     const [insert, sync] = proxy.statements;
-    expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-2', insert_deduplicate: '1', async_insert: '0', distributed_foreground_insert: '1' });
+    expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-2', insert_deduplicate: '1', async_insert: '0', optimize_on_insert: '0', distributed_foreground_insert: '1' });
     expect(text(sync!)).toMatch(/, optimize_skip_unused_shards = 1, distributed_product_mode = 'local'$/);
   });
 
@@ -262,7 +263,7 @@ GROUP BY org_id, event_type, dimension, value, slot`);
       ]),
     );
     const insert = proxy.statements.find(isInsert);
-    expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-3', insert_deduplicate: '1', async_insert: '0' });
+    expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-3', insert_deduplicate: '1', async_insert: '0', optimize_on_insert: '0' });
     expect(text(proxy.statements.at(-1)!)).toBe(syncSql({ shortCode: false, clickSource: false, eventType: false, afterEventId: false }));
     expect(proxy.statements.some((s) => /ON CLUSTER|Distributed|Replicated|_local\b|distributed_|insert_quorum/.test(s.sql))).toBe(false);
   });
