@@ -5,8 +5,8 @@
 // User-Agent or IP yields nulls, not an error. The client IP itself is never stored. Each enriched
 // field is computed from exactly one fact (ENRICHMENT_SOURCES, checked against the schema by its
 // type). The visitor column is computed from the rows' facts under the day's salt
-// (visitor-ids.ts). Work is sliced by time (ENRICH_SLICE_MS per event-loop turn), so a batch of never-seen
-// User-Agents never stalls the process it shares with the redirector.
+// (visitor-ids.ts). Both are sliced by time (turn-slices.ts), so a batch of never-seen User-Agents
+// or visitors never stalls the process it shares with the redirector.
 import type { EventRecord } from '../events/analytics-event.ts';
 import { recordsFromBatch } from '../events/event-batch.ts';
 import { ENRICHED_FIELDS, type EnrichedField } from '../events/event-schema.ts';
@@ -17,6 +17,7 @@ import type { VisitorSaltStore } from './visitor-salts.ts';
 import type { RawHit } from '../events/raw-hit.ts';
 import { GeoLocator, NO_GEO, type Geo, type GeoLocatorOptions } from './geo-locator.ts';
 import { UserAgentCache, type UserAgentDetails } from './user-agent-details.ts';
+import { TurnSlices } from './turn-slices.ts';
 
 /** Host name of the referrer URL, lower-cased (kept as sent: `www.` is not stripped); null when none. */
 export function referrerDomain(referrer: string | null): string | null {
@@ -60,10 +61,6 @@ const UA_KEYS = [
 for (const k of GEO_KEYS) if (ENRICHMENT_SOURCES[k] !== 'address') throw new Error(`${k} is enriched from the address`);
 for (const k of UA_KEYS) if (ENRICHMENT_SOURCES[k] !== 'userAgent') throw new Error(`${k} is enriched from the User-Agent`);
 
-/** Work done per event-loop turn at most (ms), checked every few values. */
-const ENRICH_SLICE_MS = 0.5;
-const CHECK_EVERY = 16;
-
 /** Every enriched field null, sized for `facts` (what is stored when enrichment fails). */
 export function noEnrichment(facts: DistinctFacts): EnrichedValues {
   const out: Partial<Record<EnrichedField, null[]>> = {};
@@ -98,27 +95,21 @@ export class HitEnricher {
   async enrichDistinct(facts: DistinctFacts): Promise<EnrichedValues> {
     const out = Object.fromEntries(ENRICHED_FIELDS.map((k) => [k, []])) as unknown as Record<EnrichedField, (string | null)[]>;
     const readers = await this.geo.open();
-    let sliceStart = performance.now();
-    /** True when this turn's slice is used up (checked every CHECK_EVERY values). */
-    const due = (i: number): boolean => i % CHECK_EVERY === CHECK_EVERY - 1 && performance.now() - sliceStart >= ENRICH_SLICE_MS;
-    const nextTurn = async (): Promise<void> => {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    };
+    const turns = new TurnSlices();
     for (let i = 0; i < facts.userAgent.length; i++) {
       const ua = this.userAgents.get(facts.userAgent[i] ?? null);
       for (const k of UA_KEYS) out[k].push(ua[k]);
-      if (due(i)) await nextTurn();
+      if (turns.due(i)) await turns.next();
     }
     for (let i = 0; i < facts.address.length; i++) {
       const ip = facts.address[i] ?? null;
       const geo = ip === null ? NO_GEO : this.geo.lookupWith(readers, ip);
       for (const k of GEO_KEYS) out[k].push(geo[k]);
-      if (due(i)) await nextTurn();
+      if (turns.due(i)) await turns.next();
     }
     for (let i = 0; i < facts.referrer.length; i++) {
       out.referrerDomain.push(referrerDomain(facts.referrer[i] ?? null));
-      if (due(i)) await nextTurn();
+      if (turns.due(i)) await turns.next();
     }
     return out as EnrichedValues;
   }

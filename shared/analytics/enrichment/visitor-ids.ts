@@ -2,7 +2,8 @@
 // HMAC-SHA256(salt of the organisation's local day of the click, organisation ‖ address ‖
 // User-Agent), computed in batches off the redirect path, once per distinct (organisation,
 // address, User-Agent, local day) of a batch. So one person is one visitor within an
-// organisation's local day and a new one the next day, and two organisations never share one. A
+// organisation's local day and a new one the next day, and two organisations never share one. The
+// hashing is sliced by time (turn-slices.ts): a batch of new visitors never stalls the loop. A
 // visit gets none (null) when it has no address, when it is a Do-Not-Track visit the organisation
 // honours, or when its day's salt cannot be had. The address and the salt stay in memory: only the
 // hash is stored, and without the salt (gone after 48 h) it cannot be tied to an address, not
@@ -11,6 +12,7 @@ import { hash } from 'node:crypto';
 import type { TextColumn } from '../events/event-batch.ts';
 import type { VisitorFacts } from '../events/hit-batch.ts';
 import { TRACKING_BITS } from '../model/tracking.ts';
+import { TurnSlices } from './turn-slices.ts';
 import type { SaltKey, VisitorSaltStore } from './visitor-salts.ts';
 
 const QUARTER_MICROS = 900_000_000;
@@ -123,9 +125,12 @@ export class VisitorIds {
     const salts = saltKeys.length === 0 ? [] : await this.salts.salts(saltKeys);
     const hashers = salts.map((salt) => (salt === null ? null : new VisitorHasher(salt)));
     const values: (string | null)[] = [null];
-    for (const v of visits) {
+    const turns = new TurnSlices();
+    for (let i = 0; i < visits.length; i++) {
+      const v = visits[i] as (typeof visits)[number];
       const hasher = hashers[v.salt] ?? null;
       values.push(hasher === null ? null : hasher.id(f.orgIds[v.org] as string, f.addresses[v.address] as string, f.userAgents[v.userAgent] ?? ''));
+      if (turns.due(i)) await turns.next();
     }
     return { index, values };
   }
