@@ -322,6 +322,24 @@ async function handedOff(port: number): Promise<number> {
   return metricValue(metricsPortOf.get(port) ?? 0, 'redirector_events_handed_off_total');
 }
 
+/**
+ * Waits until a storing target has inserted (or spooled, or counted as dropped) every click it
+ * handed off, so its round's CPU includes the insert of the round's last batch and the next bare
+ * round does not share the core with it. Background merges are not waited for.
+ */
+async function insertTail(port: number, deadlineMs = 30_000): Promise<void> {
+  const mp = metricsPortOf.get(port) ?? 0;
+  const handed = await handedOff(port);
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    let done = 0;
+    for (const name of ['shortlink_analytics_events_inserted_total', 'shortlink_analytics_spooled_events_total', 'shortlink_analytics_events_dropped_total'])
+      done += await metricValue(mp, name);
+    if (done >= handed) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const code = (i: number): string => `b${String(i).padStart(7, '0')}`;
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -778,6 +796,7 @@ export async function redirectBench(options: { rows?: readonly string[] } = {}):
             const before = target === 'redirector' ? await handedOff(port) : 0;
             const cpuBefore = cpuMicros(pid);
             const r = await loadRound(tool, port, s.paths, ROUND_SECONDS, `${s.name} ${tool} ${target} #${round}`, s.script, s.delayMs, s.headers);
+            if (target === 'redirector' && s.sink !== 'discard') await insertTail(port);
             const cpuUsPerReq = r.requests > 0 ? (cpuMicros(pid) - cpuBefore) / r.requests : 0;
             const hits = target === 'redirector' ? (await handedOff(port)) - before : undefined;
             const expected = target === 'bare' ? 302 : s.expect;

@@ -239,7 +239,13 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     await store.insert(eventRecords(orgId, 1, BigInt(Date.now()) * 1000n), 'token-2');
     await store.sync(orgId, syncReq({ since: '2000-01-01T00:00:00Z' }));
     const [insert, sync] = proxy.statements;
-    expect(insert!.settings).toEqual({ insert_deduplication_token: 'token-2', insert_deduplicate: '1', async_insert: '0', optimize_on_insert: '0', distributed_foreground_insert: '1' });
+    expect(insert!.settings).toEqual({
+      insert_deduplication_token: 'token-2',
+      insert_deduplicate: '1',
+      async_insert: '0',
+      optimize_on_insert: '0',
+      distributed_foreground_insert: '1',
+    });
     expect(text(sync!)).toMatch(/, optimize_skip_unused_shards = 1, distributed_product_mode = 'local'$/);
   });
 
