@@ -152,3 +152,11 @@ ARRAY JOIN arrayConcat([tuple('time', CAST(NULL AS Nullable(String)), toUInt8(0)
 GROUP BY org_id, event_type, dimension, people, value, slot;
 
 ALTER TABLE analytics_events_local ON CLUSTER events MODIFY SETTING merge_selector_base = 10;
+
+ALTER TABLE analytics_rollup_15m_v2_local ON CLUSTER events MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild', lightweight_mutation_projection_mode = 'rebuild';
+
+ALTER TABLE analytics_rollup_15m_v2_local ON CLUSTER events ADD PROJECTION IF NOT EXISTS by_day (SELECT org_id, event_type, dimension, people, toStartOfDay(slot) AS t, value, sum(events)
+  GROUP BY org_id, event_type, dimension, people, t, value);
+
+ALTER TABLE analytics_rollup_15m_v2_local ON CLUSTER events ADD PROJECTION IF NOT EXISTS by_hour (SELECT org_id, event_type, dimension, people, toStartOfHour(slot) AS t, value, sum(events)
+  GROUP BY org_id, event_type, dimension, people, t, value);

@@ -38,8 +38,9 @@ describe('deploy/clickhouse-cluster.sql', () => {
       .map((s) => s.replace(/^(--[^\n]*\n|\n)+/g, '').trim())
       .filter((s) => s !== '');
     // events (local, Distributed, each given the columns an older table lacks), the first rollup's
-    // view dropped, rollup (local, Distributed), the backfill state, the view, the merge settings.
-    expect(statements).toHaveLength(11);
+    // view dropped, rollup (local, Distributed), the backfill state, the view, the merge settings,
+    // the rollup's projections (their merge and delete modes, by day, by hour).
+    expect(statements).toHaveLength(14);
     for (const s of statements) expect(s).toMatch(/^(CREATE|ALTER|DROP) (TABLE|MATERIALIZED VIEW|VIEW) (IF (NOT )?EXISTS )?\w+ ON CLUSTER analytics_eu\b/);
     expect(sql).not.toContain(`ON CLUSTER ${EXAMPLE_CLUSTER_NAME} `);
   });

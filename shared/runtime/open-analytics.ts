@@ -111,7 +111,11 @@ export async function openAnalytics(o: OpenAnalyticsOptions): Promise<OpenedAnal
 }
 
 function reportTuning(logger: Logger, r: { tuned: boolean; error?: unknown }): void {
-  if (!r.tuned) logger.warn({ err: r.error }, "the events table keeps the server's default merge settings");
+  if (!r.tuned)
+    logger.warn(
+      { err: r.error },
+      "the analytics tables keep the server's defaults (the events table's merge settings or the rollup's day projection); reads stay correct",
+    );
 }
 
 async function openHttpStore(o: OpenAnalyticsOptions, onRetry: (timer: NodeJS.Timeout | null) => void): Promise<AnalyticsStore> {

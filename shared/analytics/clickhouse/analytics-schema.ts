@@ -7,6 +7,7 @@ import { type ClusterOptions, clusterInsertSettings, clusterInsertSettingsSql, c
 import { insertSettings } from './clickhouse-sql.ts';
 import { ADD_EVENT_COLUMNS, CREATE_EVENTS_TABLE, clusterEventsTables, EVENTS_TABLE, TUNE_EVENTS_TABLE, tuneClusterEventsTable } from './events-table.ts';
 import {
+  addRollupProjections,
   CLUSTER_ROLLUP_T0_LEAD_MS,
   clusterRollupTables,
   CREATE_ROLLUP_BACKFILL_TABLE,
@@ -15,6 +16,7 @@ import {
   createRollupView,
   dropLegacyRollupTables,
   dropLegacyRollupView,
+  materializeRollupProjections,
   ROLLUP_BACKFILL_TABLE,
   ROLLUP_T0_LEAD_MS,
   ROLLUP_TABLE,
@@ -36,11 +38,17 @@ export interface AnalyticsSchema {
   readonly t0LeadMs: number;
   /** Replaces an older view's query with the current one, keeping its t0. */
   upgradeView(t0Micros: bigint): string;
-  /** The events table's merge settings (after it exists; a server may not know one). */
-  readonly tune: string;
-  /** Every table and view the statements create, and the table `tune` alters. */
+  /**
+   * The events table's merge settings and the rollup's projections (after both exist; a server
+   * may not know a setting or refuse the projection, and reads stay correct without them).
+   */
+  readonly tune: readonly string[];
+  /** Every table and view the statements create, and the tables `tune` alters. */
   readonly objects: readonly string[];
   readonly tunedTable: string;
+  readonly rollupTable: string;
+  /** Builds the projections for a rollup made before them (run once, when `tune` added them). */
+  readonly materializeProjection: string;
   /** Active partitions of a table (rows `{p}`; a cluster's local table). Params: table, and db on a cluster (currentDatabase()). */
   readonly partitionsSql: string;
   /** Settings of every Native insert of events. */
@@ -67,9 +75,11 @@ const SINGLE_NODE: AnalyticsSchema = {
   view: createRollupView,
   t0LeadMs: ROLLUP_T0_LEAD_MS,
   upgradeView: (t0) => `ALTER TABLE ${ROLLUP_VIEW} MODIFY QUERY ${rollupViewQuery(t0)}`,
-  tune: TUNE_EVENTS_TABLE,
+  tune: [TUNE_EVENTS_TABLE, ...addRollupProjections(ROLLUP_TABLE, '')],
   objects: [EVENTS_TABLE, ROLLUP_TABLE, ROLLUP_BACKFILL_TABLE, ROLLUP_VIEW],
   tunedTable: EVENTS_TABLE,
+  rollupTable: ROLLUP_TABLE,
+  materializeProjection: materializeRollupProjections(ROLLUP_TABLE, ''),
   partitionsSql: 'SELECT DISTINCT partition_id AS p FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active ORDER BY p',
   insertSettings,
   insertSettingsSql: '',
@@ -91,9 +101,11 @@ export function analyticsSchema(cluster: ClusterOptions | null): AnalyticsSchema
     view: (t0) => createClusterRollupView(c, t0),
     t0LeadMs: CLUSTER_ROLLUP_T0_LEAD_MS,
     upgradeView: (t0) => upgradeClusterRollupView(c, t0),
-    tune: tuneClusterEventsTable(c),
+    tune: [tuneClusterEventsTable(c), ...addRollupProjections(localTable(ROLLUP_TABLE), ` ON CLUSTER ${c}`)],
     objects: [...[EVENTS_TABLE, ROLLUP_TABLE, ROLLUP_BACKFILL_TABLE].flatMap((t) => [localTable(t), t]), ROLLUP_VIEW],
     tunedTable: localTable(EVENTS_TABLE),
+    rollupTable: localTable(ROLLUP_TABLE),
+    materializeProjection: materializeRollupProjections(localTable(ROLLUP_TABLE), ` ON CLUSTER ${c}`),
     // Every replica's parts: a shard holds only its organisations' months.
     partitionsSql: `SELECT DISTINCT partition_id AS p FROM clusterAllReplicas(${c}, system.parts) WHERE database = {db:String} AND table = {table:String} AND active ORDER BY p`,
     insertSettings: (token) => ({ ...insertSettings(token), ...clusterInsertSettings(cluster) }),
@@ -107,7 +119,7 @@ export function analyticsSchema(cluster: ClusterOptions | null): AnalyticsSchema
 
 /** Every DDL statement ensureSchema runs, in order, with the view counting from `t0Micros`. */
 export function schemaStatements(schema: AnalyticsSchema, t0Micros: bigint): string[] {
-  return [...schema.eventsTables, schema.dropLegacyView, ...schema.rollupTables, schema.view(t0Micros), schema.tune];
+  return [...schema.eventsTables, schema.dropLegacyView, ...schema.rollupTables, schema.view(t0Micros), ...schema.tune];
 }
 
 /** The cluster name deploy/clickhouse-cluster.sql is printed for (the fleet overlay's CLICKHOUSE_CLUSTER). */

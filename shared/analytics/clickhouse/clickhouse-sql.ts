@@ -352,12 +352,13 @@ LIMIT {limit:UInt32}${READ_SETTINGS}`;
 /**
  * The rollup's rows a bots filter reads, and what each adds: every event (people 0), people only
  * (people 1), or bots only (every event less people: the people rows subtract; a purge's
- * two's-complement rows read as their negative Int64, so the sum stays exact).
+ * two's-complement rows read as their negative Int64, so the sum stays exact). `grouped` is the
+ * same over rows already summed per value and people (columns p and c).
  */
-const ROLLUP_BOTS: Readonly<Record<BotsFilter, { where: string; events: string }>> = {
-  include: { where: 'AND r.people = 0', events: 'r.events' },
-  exclude: { where: 'AND r.people = 1', events: 'r.events' },
-  only: { where: '', events: 'if(r.people = 0, toInt64(r.events), -toInt64(r.events))' },
+const ROLLUP_BOTS: Readonly<Record<BotsFilter, { where: string; events: string; grouped: string }>> = {
+  include: { where: 'AND r.people = 0', events: 'r.events', grouped: 'c' },
+  exclude: { where: 'AND r.people = 1', events: 'r.events', grouped: 'c' },
+  only: { where: '', events: 'if(r.people = 0, toInt64(r.events), -toInt64(r.events))', grouped: 'if(p = 0, toInt64(c), -toInt64(c))' },
 };
 
 /**
@@ -375,18 +376,44 @@ WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dime
 GROUP BY r.slot${READ_SETTINGS}`;
 }
 
+/** Which of a rollup top list's three pieces (rollupTopSql) are not empty. */
+export interface RollupTopPieces {
+  days: boolean;
+  hours: boolean;
+  slots: boolean;
+}
+const ALL_PIECES: RollupTopPieces = { days: true, hours: true, slots: true };
+
 /**
- * One dimension's top values from the rollup under a bots filter, with the range's total. A value
- * whose events were all purged (or, for bots only, that only people sent) sums to zero: it is not
- * a top value. Params as rollupSlotsSql, plus limit.
+ * One dimension's top values from the rollup under a bots filter, with the range's total. The
+ * range is read in three disjoint pieces, each grouped by value and people: its whole UTC days
+ * [dayFrom, dayTo) over `toStartOfDay(slot)`, the rest of its whole UTC hours [hourFrom, hourTo)
+ * over `toStartOfHour(slot)` (which the engine answers from the rollup's projections, where a part
+ * has them), and the rest by slot (empty unless the zone is off the hour). A value whose events
+ * were all purged (or, for bots only, that only people sent) sums to zero: it is not a top value.
+ * Params as rollupSlotsSql, plus dayFromSeconds, dayToSeconds, hourFromSeconds, hourToSeconds
+ * (AggregatePlan's days and hours) and limit. `pieces` leaves out the empty ones: each read costs
+ * the engine its planning (a few ms with projections) even when it finds nothing.
  */
-export function rollupTopSql(bots: BotsFilter = 'include'): string {
+export function rollupTopSql(bots: BotsFilter = 'include', pieces: RollupTopPieces = ALL_PIECES): string {
   const b = ROLLUP_BOTS[bots];
+  const rows = (range: string): string => `SELECT r.value AS v, r.people AS p, sum(r.events) AS c
+    FROM ${ROLLUP_TABLE} AS r
+    WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dimension = {dimension:String} ${b.where}
+      AND ${range}
+    GROUP BY v, p`;
+  const within = (t: string, from: string, to: string): string => `(${t} >= toDateTime({${from}:Int64}, 'UTC') AND ${t} < toDateTime({${to}:Int64}, 'UTC'))`;
+  // Each edge is its own range (not the whole less the inside): the engine then skips an empty one.
+  const edges = (t: string, outer: [string, string], inner: [string, string]): string =>
+    `(${within(t, outer[0], inner[0])} OR ${within(t, inner[1], outer[1])})`;
+  const reads = [
+    pieces.days ? rows(within('toStartOfDay(r.slot)', 'dayFromSeconds', 'dayToSeconds')) : null,
+    pieces.hours ? rows(edges('toStartOfHour(r.slot)', ['hourFromSeconds', 'hourToSeconds'], ['dayFromSeconds', 'dayToSeconds'])) : null,
+    pieces.slots ? rows(edges('r.slot', ['fromSeconds', 'toSeconds'], ['hourFromSeconds', 'hourToSeconds'])) : null,
+  ].filter((r) => r !== null);
   return `SELECT key, toString(n) AS events, toString(sum(n) OVER ()) AS total FROM (
-  SELECT r.value AS key, sum(${b.events}) AS n
-  FROM ${ROLLUP_TABLE} AS r
-  WHERE r.org_id = {orgId:String} AND r.event_type = {eventType:String} AND r.dimension = {dimension:String} ${b.where}
-    AND r.slot >= toDateTime({fromSeconds:Int64}, 'UTC') AND r.slot < toDateTime({toSeconds:Int64}, 'UTC')
+  SELECT v AS key, sum(${b.grouped}) AS n FROM (
+    ${(reads.length > 0 ? reads : [rows('0')]).join('\n    UNION ALL\n    ')})
   GROUP BY key
   HAVING n != 0)
 ORDER BY n DESC, key ASC NULLS LAST

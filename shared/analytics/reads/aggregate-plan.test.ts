@@ -2,7 +2,7 @@
 // buckets and the comparison period, without storage: a table of requests and their plans.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors/app-error.ts';
-import { type AggregatePlan, planAggregate, previousPeriod } from './aggregate-plan.ts';
+import { type AggregatePlan, planAggregate, previousPeriod, wholeUtcUnits } from './aggregate-plan.ts';
 import { type AggregatesRequest, parseAggregatesQuery } from './analytics-params.ts';
 
 function req(q: Record<string, string>): AggregatesRequest {
@@ -61,6 +61,35 @@ describe('planAggregate: range, buckets and comparison period', () => {
   it('a top list has no buckets', () => {
     const p = plan({ ...APRIL, groupBy: 'utmSource' });
     expect({ interval: p.interval, buckets: p.buckets, filtered: p.filtered }).toEqual({ interval: null, buckets: null, filtered: [] });
+  });
+
+  it('the whole UTC days and hours inside the range, read by day and by hour for a rollup top list', () => {
+    const s = (iso: string): number => Date.parse(iso) / 1000;
+    // April in Berlin: 31 March 22:00 UTC to 30 April 22:00 UTC holds 1–29 April whole.
+    expect(plan({ ...APRIL, groupBy: 'shortCode' }, 'Europe/Berlin').days).toEqual({ fromSeconds: s('2026-04-01T00:00Z'), toSeconds: s('2026-04-30T00:00Z') });
+    expect(plan({ ...APRIL, groupBy: 'shortCode' }).days).toEqual({ fromSeconds: s('2026-04-01T00:00Z'), toSeconds: s('2026-05-01T00:00Z') });
+    // West of UTC: 1 April in New York starts 04:00 UTC.
+    expect(plan({ from: '2026-04-01', to: '2026-04-03', groupBy: 'shortCode' }, 'America/New_York').days).toEqual({
+      fromSeconds: s('2026-04-02T00:00Z'),
+      toSeconds: s('2026-04-04T00:00Z'),
+    });
+    // One Berlin day spans two UTC days and holds neither whole: an empty range, all read by slot.
+    const one = plan({ from: '2026-04-10', to: '2026-04-10', groupBy: 'shortCode' }, 'Europe/Berlin');
+    expect(one.days).toEqual({ fromSeconds: s('2026-04-09T22:00Z'), toSeconds: s('2026-04-09T22:00Z') });
+    expect(one.hours).toEqual({ fromSeconds: s('2026-04-09T22:00Z'), toSeconds: s('2026-04-10T22:00Z') });
+    expect(one.pieces).toEqual({ days: false, hours: true, slots: false });
+    expect(plan({ ...APRIL, groupBy: 'shortCode' }).pieces).toEqual({ days: true, hours: false, slots: false });
+    expect(plan({ ...APRIL, groupBy: 'shortCode' }, 'Europe/Berlin').pieces).toEqual({ days: true, hours: true, slots: false });
+    // +05:45: the hours start 15 minutes after local midnight and end 45 minutes before the next.
+    const nepal = plan({ from: '2026-04-10', to: '2026-04-10', groupBy: 'shortCode' }, 'Asia/Kathmandu');
+    expect(nepal.fromMicros).toBe(BigInt(Date.parse('2026-04-09T18:15Z')) * 1000n);
+    expect(nepal.hours).toEqual({ fromSeconds: s('2026-04-09T19:00Z'), toSeconds: s('2026-04-10T18:00Z') });
+    // No whole day: an empty range where the hours start, so the three pieces stay disjoint.
+    expect(nepal.days).toEqual({ fromSeconds: s('2026-04-09T19:00Z'), toSeconds: s('2026-04-09T19:00Z') });
+    expect(nepal.pieces).toEqual({ days: false, hours: true, slots: true });
+    expect(wholeUtcUnits(0n, 86_400_000_000n, 'day')).toEqual({ fromSeconds: 0, toSeconds: 86_400 });
+    expect(wholeUtcUnits(-3_600_000_000n, 86_400_000_000n, 'day')).toEqual({ fromSeconds: 0, toSeconds: 86_400 });
+    expect(wholeUtcUnits(-5_400_000_000n, 0n, 'hour')).toEqual({ fromSeconds: -3600, toSeconds: 0 });
   });
 
   it('the comparison period has as many days and ends the day before from', () => {

@@ -18,6 +18,7 @@ import { localTable, type ClusterOptions } from '../clickhouse/cluster-layout.ts
 import { ADD_EVENT_COLUMNS, CREATE_EVENTS_TABLE, TUNE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
 import { HttpClickHouseTransport } from '../clickhouse/http-clickhouse-transport.ts';
 import {
+  addRollupProjections,
   CREATE_ROLLUP_BACKFILL_TABLE,
   CREATE_ROLLUP_TABLE,
   createRollupView,
@@ -113,7 +114,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
     expect(t0).not.toBeNull();
     // The statements printed, then (the backfill done) the first rollup's tables dropped.
     expect(sqlOf(ddl)).toEqual(trimmed([...schemaStatements(analyticsSchema(CLUSTER), t0!), ...analyticsSchema(CLUSTER).dropLegacyTables]));
-    expect(ddl).toHaveLength(15);
+    expect(ddl).toHaveLength(18);
     for (const s of ddl) expect(s.sql).toMatch(/^(CREATE|ALTER|DROP) (TABLE|MATERIALIZED VIEW|VIEW) (IF (NOT )?EXISTS )?\w+ ON CLUSTER events/);
     const engines = ddl.flatMap((s) => [...s.sql.matchAll(/ENGINE = (\w+)/g)].map((m) => m[1]));
     expect(engines).toEqual([
@@ -124,7 +125,7 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
       'ReplicatedReplacingMergeTree',
       'Distributed',
     ]);
-    // The view reads and writes the shards' local tables; the settings change goes to the local events table.
+    // The view reads and writes the shards' local tables; the settings change goes to the local events table, the projections to the local rollup.
     expect(view!.sql).toContain(` TO ${localTable(ROLLUP_TABLE)} AS\n`);
     expect(view!.sql).toMatch(/\n\s*FROM analytics_events_local\n/);
     // An older version's events tables get the columns they lack, the local ones and the Distributed ones.
@@ -132,7 +133,11 @@ describe('CLICKHOUSE_CLUSTER: what the store sends (recorded through the cluster
       'ALTER TABLE analytics_events_local ON CLUSTER events',
       'ALTER TABLE analytics_events ON CLUSTER events',
       'ALTER TABLE analytics_events_local ON CLUSTER events MODIFY SETTING merge_selector_base = 10',
+      ...addRollupProjections('analytics_rollup_15m_v2_local', ' ON CLUSTER events'),
     ]);
+    expect(ddl.find((s) => s.sql.includes('ADD PROJECTION'))?.sql).toMatch(
+      /^ALTER TABLE analytics_rollup_15m_v2_local ON CLUSTER events ADD PROJECTION IF NOT EXISTS by_day \(SELECT /,
+    );
     for (const alter of ddl.filter((s) => s.sql.startsWith('ALTER')).slice(0, 2)) {
       expect(alter.sql).toContain(
         `ADD COLUMN IF NOT EXISTS ${EVENT_FIELDS.botCategory.column} LowCardinality(Nullable(String)) AFTER ${EVENT_FIELDS.utmCampaign.column}`,
@@ -266,6 +271,7 @@ GROUP BY org_id, event_type, dimension, value, slot`);
         CREATE_ROLLUP_BACKFILL_TABLE,
         createRollupView(t0!),
         TUNE_EVENTS_TABLE,
+        ...addRollupProjections(ROLLUP_TABLE, ''),
       ]),
     );
     const insert = proxy.statements.find(isInsert);

@@ -60,6 +60,7 @@ import { localTable, type ClusterOptions } from '../clickhouse/cluster-layout.ts
 import {
   BACKFILL_PARTITION_SQL,
   ROLLUP_BACKFILL_TABLE,
+  ROLLUP_PROJECTIONS,
   ROLLUP_SLOT_SECONDS,
   ROLLUP_VIEW,
   ROLLUP_VIEW_QUERY_MARK,
@@ -119,6 +120,10 @@ export function aggregateFilterFlags(f: AggregateFilters): AggregateFilterFlags 
 }
 
 const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Whether a rollup table's definition has every projection of ROLLUP_PROJECTIONS. */
+const hasProjections = (definition: string | null): boolean =>
+  Object.values(ROLLUP_PROJECTIONS).every((name) => new RegExp(`\\bPROJECTION ${name}\\b`).test(definition ?? ''));
 
 export class AnalyticsStore {
   readonly syncSettleMillis: number;
@@ -234,7 +239,16 @@ export class AnalyticsStore {
       {},
     );
     const tuned = Object.entries(MERGE_SETTINGS).every(([k, v]) => new RegExp(`\\b${k} = ${v}(?![\\d.])`).test(row?.engine ?? ''));
-    return row?.present === 1 && row.columns === 1 && tuned;
+    return row?.present === 1 && row.columns === 1 && tuned && hasProjections(await this.#rollupDefinition());
+  }
+
+  /** The rollup table's definition (the local table's on a cluster), or null while it does not exist. */
+  async #rollupDefinition(): Promise<string | null> {
+    const [row] = await this.transport.queryRows<{ q: string }>(
+      `SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = '${this.#schema.rollupTable}'`,
+      {},
+    );
+    return row?.q ?? null;
   }
 
   /** A read of the analytics tables (its SQL ends with a SETTINGS list) with the cluster's read settings, if any. */
@@ -256,15 +270,21 @@ export class AnalyticsStore {
    */
   async ensureSchema(): Promise<{ tuned: boolean; error?: unknown }> {
     const present = this.cluster !== null && (await this.#clusterSchemaPresent());
-    if (!present) for (const table of this.#schema.eventsTables) await this.transport.exec(table);
-    await this.#ensureRollup(!present);
-    if (present) return { tuned: true };
-    try {
-      await this.transport.exec(this.#schema.tune);
+    if (present) {
+      await this.#ensureRollup(false);
       return { tuned: true };
-    } catch (error) {
-      return { tuned: false, error };
     }
+    const rollupBefore = await this.#rollupDefinition();
+    for (const table of this.#schema.eventsTables) await this.transport.exec(table);
+    await this.#ensureRollup(true);
+    const errors: unknown[] = [];
+    for (const sql of this.#schema.tune) await this.transport.exec(sql).catch((err: unknown) => errors.push(err));
+    // A rollup made before the projections gets them for its existing parts too (new parts have them).
+    if (rollupBefore !== null && !hasProjections(rollupBefore) && hasProjections(await this.#rollupDefinition())) {
+      await this.transport.exec(this.#schema.materializeProjection).catch((err: unknown) => errors.push(err));
+    }
+    const error = errors[0] ?? null;
+    return error === null ? { tuned: true } : { tuned: false, error };
   }
 
   /**
@@ -445,9 +465,13 @@ export class AnalyticsStore {
     params.limit = req.limit ?? DEFAULT_AGGREGATE_LIMIT;
     const rows =
       plan.source === 'rollup'
-        ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(rollupTopSql(req.filters.bots)), {
+        ? await this.transport.queryRows<{ key: string | null; events: string; total: string }>(this.#read(rollupTopSql(req.filters.bots, plan.pieces)), {
             ...rollupParams,
             dimension: groupBy,
+            dayFromSeconds: plan.days.fromSeconds,
+            dayToSeconds: plan.days.toSeconds,
+            hourFromSeconds: plan.hours.fromSeconds,
+            hourToSeconds: plan.hours.toSeconds,
             limit: params.limit,
           })
         : await this.transport.queryRows<{ key: string | null; events: string; total: string }>(

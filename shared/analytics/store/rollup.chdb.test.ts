@@ -2,7 +2,9 @@
 // twice under different tokens) gets its rollup created and backfilled once, by partition, while
 // events keep arriving (some before the view's t0, some after, some copies of old events), and the
 // rollup then answers exactly what raw events answer; a second start (another process) adds
-// nothing; the view keeps it exact for retried and re-stored batches.
+// nothing; the view keeps it exact for retried and re-stored batches. A rollup made before its
+// projections gets them, for its existing parts too, and top lists read whole UTC days and hours
+// through them.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +13,8 @@ import { eventRecord, newOrgId, sleep } from '../events/analytics-fixtures.ts';
 import type { EventRecord } from '../events/analytics-event.ts';
 import { ChdbTransport } from '../clickhouse/chdb-transport.ts';
 import { CREATE_EVENTS_TABLE } from '../clickhouse/events-table.ts';
-import { ROLLUP_TABLE, ROLLUP_VIEW, ROLLUP_VIEW_QUERY_MARK } from '../clickhouse/rollup-table.ts';
+import { rollupTopSql } from '../clickhouse/clickhouse-sql.ts';
+import { ROLLUP_PROJECTIONS, ROLLUP_TABLE, ROLLUP_VIEW, ROLLUP_VIEW_QUERY_MARK } from '../clickhouse/rollup-table.ts';
 import { EVENT_FIELDS } from '../events/event-schema.ts';
 import { ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { parseAggregatesQuery } from '../reads/analytics-params.ts';
@@ -158,5 +161,74 @@ GROUP BY org_id, event_type, dimension, value, slot`);
     }
     const clicks = [...before, ...after].filter((e) => e.eventType === 'CLICK').length;
     expect((await store.aggregate(orgId, 'UTC', req({ from: '2026-06-01', to: '2026-06-02', groupBy: 'time' }))).total).toBe(clicks);
+  }, 60_000);
+
+  it('a rollup made before its projections gets them at start, its existing parts too; top lists read whole UTC days and hours through them, equal to raw events', async () => {
+    const orgId = newOrgId();
+    const names = Object.values(ROLLUP_PROJECTIONS);
+    const parts = async () =>
+      transport.queryRows<{ name: string; has: number }>(
+        `SELECT name, hasAll(projections, ['${names.join("', '")}']) AS has FROM system.parts WHERE database = currentDatabase() AND table = '${ROLLUP_TABLE}' AND active`,
+        {},
+      );
+    await raw.ensureSchema(); // (when run alone: the view counts from its t0 on)
+    await raw.rollupBackfill;
+    // An older version's rollup: no projections, and parts written without them.
+    for (const name of names) await transport.exec(`ALTER TABLE ${ROLLUP_TABLE} DROP PROJECTION IF EXISTS ${name}`);
+    const events = [
+      ...spread(orgId, 400, Date.UTC(2025, 1, 5, 22, 30), 3 * 86_400_000), // 5 February 23:30 Berlin to 8 February
+      ...spread(orgId, 40, Date.UTC(2025, 1, 6, 23, 10), 3_600_000).map((e) => ({ ...e, botCategory: 'MONITOR' as const })), // past midnight in Berlin, not in UTC
+      ...spread(orgId, 30, Date.UTC(2025, 1, 6, 18, 5), 30 * 60_000), // around midnight in Kathmandu (+05:45)
+    ];
+    await raw.insert(events, randomUUID());
+    // One part of its own month (no merge would rebuild it with the projections).
+    expect((await parts()).filter((p) => p.name.startsWith('202502_'))).toEqual([expect.objectContaining({ has: 0 })]);
+
+    const store = new AnalyticsStore(transport, { syncSettleMillis: 50 });
+    await store.ensureSchema();
+    await store.rollupBackfill;
+    const cases = [
+      ['Europe/Berlin', { from: '2025-02-06', to: '2025-02-07' }], // the whole UTC day 6 February, and Berlin's edges by hour
+      ['Europe/Berlin', { from: '2025-02-06', to: '2025-02-06' }], // one Berlin day: no whole UTC day
+      ['Europe/Berlin', { from: '2025-02-05', to: '2025-02-09' }],
+      ['Asia/Kathmandu', { from: '2025-02-06', to: '2025-02-08' }], // edges by hour and by 15-minute slot
+      ['Asia/Kathmandu', { from: '2025-02-07', to: '2025-02-07' }],
+    ] as const;
+    const check = async () => {
+      for (const [zone, range] of cases)
+        for (const bots of ['include', 'exclude', 'only'])
+          for (const groupBy of ['shortCode', 'countryCode']) {
+            const r = req({ ...range, groupBy, bots, limit: '100' });
+            const { plan, response } = await store.aggregatePlanned(orgId, zone, r);
+            expect(plan.source).toBe('rollup');
+            expect(response, JSON.stringify({ zone, range, bots, groupBy })).toEqual(await raw.aggregate(orgId, zone, r));
+          }
+    };
+    await check(); // while the old parts may still lack the projections
+    for (let i = 0; i < 200 && (await parts()).some((p) => p.has === 0); i++) await sleep(100);
+    expect((await parts()).every((p) => p.has === 1)).toBe(true);
+    await check();
+    // The whole days and hours are answered from the projections.
+    const { plan } = await store.aggregatePlanned(orgId, 'Europe/Berlin', req({ ...cases[0][1], groupBy: 'shortCode' }));
+    const explain = await transport.queryRows<{ explain: string }>(`EXPLAIN projections = 1 ${rollupTopSql('include', plan.pieces)}`, {
+      orgId,
+      eventType: 'CLICK',
+      dimension: 'shortCode',
+      fromSeconds: Number(plan.fromMicros / 1_000_000n),
+      toSeconds: Number(plan.toMicros / 1_000_000n),
+      dayFromSeconds: plan.days.fromSeconds,
+      dayToSeconds: plan.days.toSeconds,
+      hourFromSeconds: plan.hours.fromSeconds,
+      hourToSeconds: plan.hours.toSeconds,
+      limit: 10,
+    });
+    expect(plan.days.toSeconds - plan.days.fromSeconds).toBe(86_400);
+    expect(plan.pieces).toEqual({ days: true, hours: true, slots: false });
+    const reads = explain.map((r) => r.explain).filter((line) => line.includes('ReadFromMergeTree'));
+    expect(reads.map((line) => line.trim().replace(/^[└─│ ]+/, ''))).toEqual([
+      `ReadFromMergeTree (${ROLLUP_PROJECTIONS.day})`,
+      `ReadFromMergeTree (${ROLLUP_PROJECTIONS.hour})`,
+    ]);
+    await store.close();
   }, 60_000);
 });
