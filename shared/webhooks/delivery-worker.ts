@@ -6,13 +6,13 @@
 // own attempts; housekeeping (the gauges every COUNT_INTERVAL_MS, pruning hourly) rides on the
 // claims.
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../db/sql.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { DeliveryClaims, type AnalyticsFeedSource, type Claimed } from './delivery-claims.ts';
 import { countPending, pruneLog, recordAttempt } from './delivery-records.ts';
 import { outcomeOf, RETRY_SCHEDULE_MS, type Outcome } from './retry-policy.ts';
 import { openSecret } from './webhook-secret.ts';
+import { webhookKey, webhookSignature } from './webhook-signature.ts';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './webhook-sender.ts';
 
 export const LEASE_MS = DELIVERY_TIMEOUT_MS * 4;
@@ -52,10 +52,10 @@ export interface DeliveryMetrics {
 
 /** The webhook-* headers of one attempt, signed with the endpoint's secret (and the previous one during a rotation). */
 function signedHeaders(m: Claimed, secretsKey: Buffer | undefined): Record<string, string> {
-  const now = new Date();
+  const timestamp = Math.floor(Date.now() / 1000);
   const secrets = [m.secret, ...(m.previousSecret === null ? [] : [m.previousSecret])].map((s) => openSecret(s, secretsKey));
-  const signature = secrets.map((s) => new Webhook(s).sign(m.id, now, m.body)).join(' ');
-  return { 'webhook-id': m.id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature };
+  const signature = secrets.map((s) => webhookSignature(webhookKey(s), m.id, timestamp, m.body)).join(' ');
+  return { 'webhook-id': m.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
 }
 
 export class DeliveryWorker {
