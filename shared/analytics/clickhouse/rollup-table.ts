@@ -139,8 +139,8 @@ export function dropLegacyRollupTables(cluster: string | null): string[] {
  * to be said). A top list reads its range's whole UTC days by day, the whole hours at its edges by
  * hour, and only a quarter-hour zone's last minutes from the 15-minute rows (rollupTopSql), each a
  * contiguous range of its ordering: the 15-minute rows are ordered by value before slot, so a time
- * range over every value reads the whole month. A server without projections (older than 24.8, or
- * refusing them) answers the same from the 15-minute rows.
+ * range over every value reads the whole month. A server that refuses them (an older ClickHouse
+ * without those settings) answers the same from the 15-minute rows.
  */
 export const ROLLUP_PROJECTIONS = { day: 'by_day', hour: 'by_hour' } as const;
 const projection = (name: string, grain: string): string =>

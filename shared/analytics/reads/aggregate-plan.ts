@@ -3,8 +3,8 @@
 // local buckets of a series, which table answers (the rollup when the range is on its 15-minute
 // grid, the buckets are whole slots, at most one dimension is filtered for a series and none for a
 // top list, every dimension involved is one the rollup counts and events are counted; raw events
-// otherwise, distinct visitors always), the whole UTC days and hours a rollup top list reads by day and by hour, and the
-// comparison period (the same number of days just before).
+// otherwise, distinct visitors always), the whole UTC days and hours a rollup top list reads by day
+// and by hour, and the comparison period (the same number of days just before).
 // The store executes the plan and nothing else decides these.
 import { DIMENSION_NAMES, type Dimension, type AggregateInterval, ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
 import { ROLLUP_SLOT_SECONDS } from '../clickhouse/rollup-table.ts';

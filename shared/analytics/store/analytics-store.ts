@@ -227,7 +227,10 @@ export class AnalyticsStore {
     await this.transport.exec(this.#schema.markDoneSql, { p: partition, t0: t0.toString() });
   }
 
-  /** Whether the connected node has every table of the cluster schema and the view, and the events table every column and its merge settings. */
+  /**
+   * Whether the connected node has every table of the cluster schema and the view, the events table
+   * every column and its merge settings, and the rollup its projections.
+   */
   async #clusterSchemaPresent(): Promise<boolean> {
     const { objects, tunedTable } = this.#schema;
     const here = 'FROM system.tables WHERE database = currentDatabase()';
@@ -262,9 +265,10 @@ export class AnalyticsStore {
   }
 
   /**
-   * Creates the tables and the rollup's view when missing and applies the events table's merge
-   * settings; a server that does not know a setting keeps its default (the error is returned for
-   * the caller to log). On a cluster every statement is ON CLUSTER (analytics-schema.ts), and
+   * Creates the tables and the rollup's view when missing, applies the events table's merge
+   * settings and gives the rollup its projections (built for its older parts once, when they were
+   * missing); a server that does not know a setting or refuses a projection keeps its default and
+   * answers the same (the error is returned for the caller to log). On a cluster every statement is ON CLUSTER (analytics-schema.ts), and
    * none is sent when the connected node already has them all, tuned: each would queue on every
    * node, and a fleet starts many processes (the schema is usually made by `migrate clickhouse`).
    */
