@@ -382,7 +382,6 @@ export interface RollupTopPieces {
   hours: boolean;
   slots: boolean;
 }
-const ALL_PIECES: RollupTopPieces = { days: true, hours: true, slots: true };
 
 /**
  * One dimension's top values from the rollup under a bots filter, with the range's total. The
@@ -395,7 +394,7 @@ const ALL_PIECES: RollupTopPieces = { days: true, hours: true, slots: true };
  * (AggregatePlan's days and hours) and limit. `pieces` leaves out the empty ones: each read costs
  * the engine its planning (a few ms with projections) even when it finds nothing.
  */
-export function rollupTopSql(bots: BotsFilter = 'include', pieces: RollupTopPieces = ALL_PIECES): string {
+export function rollupTopSql(bots: BotsFilter, pieces: RollupTopPieces): string {
   const b = ROLLUP_BOTS[bots];
   const rows = (range: string): string => `SELECT r.value AS v, r.people AS p, sum(r.events) AS c
     FROM ${ROLLUP_TABLE} AS r

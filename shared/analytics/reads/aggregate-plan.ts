@@ -7,6 +7,7 @@
 // and by hour, and the comparison period (the same number of days just before).
 // The store executes the plan and nothing else decides these.
 import { DIMENSION_NAMES, type Dimension, type AggregateInterval, ROLLUP_DIMENSIONS } from '../model/dimensions.ts';
+import type { RollupTopPieces } from '../clickhouse/clickhouse-sql.ts';
 import { ROLLUP_SLOT_SECONDS } from '../clickhouse/rollup-table.ts';
 import type { AggregatesRequest } from './analytics-params.ts';
 import { localDayRangeMicros, parseCalendarDate } from './local-day-range.ts';
@@ -31,7 +32,7 @@ export interface AggregatePlan {
   days: SecondsRange;
   hours: SecondsRange;
   /** Which of those pieces hold any time: the days, the hours outside them, the rest outside the hours. */
-  pieces: { days: boolean; hours: boolean; slots: boolean };
+  pieces: RollupTopPieces;
   /** The comparison period: as many days as the range, ending the day before `from`. */
   previous: { from: string; to: string };
 }

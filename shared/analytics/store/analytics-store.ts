@@ -232,17 +232,18 @@ export class AnalyticsStore {
    * every column and its merge settings, and the rollup its projections.
    */
   async #clusterSchemaPresent(): Promise<boolean> {
-    const { objects, tunedTable } = this.#schema;
+    const { objects, tunedTable, rollupTable } = this.#schema;
     const here = 'FROM system.tables WHERE database = currentDatabase()';
     const columns = EVENT_FIELD_NAMES.map((k) => `'${EVENT_FIELDS[k].column}'`).join(', ');
-    const [row] = await this.transport.queryRows<{ present: number; columns: number; engine: string }>(
+    const [row] = await this.transport.queryRows<{ present: number; columns: number; engine: string; rollup: string }>(
       `SELECT hasAll((SELECT groupArray(name) ${here}), [${objects.map((n) => `'${n}'`).join(', ')}]) AS present,
   hasAll((SELECT groupArray(name) FROM system.columns WHERE database = currentDatabase() AND table = '${tunedTable}'), [${columns}]) AS columns,
-  (SELECT any(engine_full) ${here} AND name = '${tunedTable}') AS engine`,
+  (SELECT any(engine_full) ${here} AND name = '${tunedTable}') AS engine,
+  (SELECT any(create_table_query) ${here} AND name = '${rollupTable}') AS rollup`,
       {},
     );
     const tuned = Object.entries(MERGE_SETTINGS).every(([k, v]) => new RegExp(`\\b${k} = ${v}(?![\\d.])`).test(row?.engine ?? ''));
-    return row?.present === 1 && row.columns === 1 && tuned && hasProjections(await this.#rollupDefinition());
+    return row?.present === 1 && row.columns === 1 && tuned && hasProjections(row.rollup);
   }
 
   /** The rollup table's definition (the local table's on a cluster), or null while it does not exist. */
@@ -268,9 +269,10 @@ export class AnalyticsStore {
    * Creates the tables and the rollup's view when missing, applies the events table's merge
    * settings and gives the rollup its projections (built for its older parts once, when they were
    * missing); a server that does not know a setting or refuses a projection keeps its default and
-   * answers the same (the error is returned for the caller to log). On a cluster every statement is ON CLUSTER (analytics-schema.ts), and
-   * none is sent when the connected node already has them all, tuned: each would queue on every
-   * node, and a fleet starts many processes (the schema is usually made by `migrate clickhouse`).
+   * answers the same (the error is returned for the caller to log). On a cluster every statement
+   * is ON CLUSTER (analytics-schema.ts), and none is sent when the connected node already has them
+   * all, tuned: each would queue on every node, and a fleet starts many processes (the schema is
+   * usually made by `migrate clickhouse`).
    */
   async ensureSchema(): Promise<{ tuned: boolean; error?: unknown }> {
     const present = this.cluster !== null && (await this.#clusterSchemaPresent());
